@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make run    build the patched kernel, boot it under QEMU and show a demo
+# make check  lint, build, boot and run every test; the last line of its
+#             output is "N passed, N failed, N skipped"
+#
+# See README.md.  Build output goes to build/ (ignored by git).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help deps kernel kernel-stock kselftest kselftest-stock lint check run \
+	dev-tree export-patches refresh-patches clean
+
+help:
+	@sed -n '3,6p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@mk/deps.sh
+
+kernel: deps
+	@mk/kernel.sh patched
+
+kernel-stock: deps
+	@mk/kernel.sh stock
+
+# Boot the (already built, current) kernel and run the tests.
+kselftest: kernel
+	@qemu/kselftest.sh patched
+
+kselftest-stock: kernel-stock kernel
+	@qemu/kselftest.sh stock
+
+lint: deps
+	@mk/lint.sh
+
+check: deps lint kernel
+	@qemu/kselftest.sh patched
+
+run: kernel
+	@qemu/demo.sh
+
+# The series' git workflow (see README.md).
+dev-tree: deps
+	@mk/series.sh dev
+
+export-patches:
+	@mk/series.sh export
+
+refresh-patches: deps
+	@mk/series.sh refresh
+
+clean:
+	rm -rf build/kernel-* build/run-* build/kselftest* build/logs

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Shared settings for the project's scripts.  Sourced, not run.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+LOGS=$BUILD/logs
+TOOLS=$BUILD/tools
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+# Directories of the project that mirror kernel-tree paths.  Files there are
+# the new files of the series, kept in sync with patches/ by `make lint`.
+MIRROR_DIRS="rust include tools Documentation"
+
+KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+BINDGEN_VERSION=0.71.1
+VNG_VERSION=1.42
+
+# The kernel's Rust needs Debian's rustc (it ships the matching core sources);
+# the rustup toolchain in ~/.cargo/bin has none.
+export PATH=/usr/lib/llvm-19/bin:$TOOLS/bindgen/bin:$TOOLS/vng/bin:/usr/sbin:/sbin:/usr/bin:/bin:$PATH
+KMAKE_VARS=(LLVM=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc HOSTRUSTC=/usr/bin/rustc
+	RUSTFMT=/usr/bin/rustfmt CLIPPY_DRIVER=/usr/bin/clippy-driver
+	BINDGEN="$TOOLS/bindgen/bin/bindgen" CLIPPY=1 KRUSTFLAGS=-Dwarnings)
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# ksrc_version: the Debian package version of the installed kernel source.
+ksrc_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
+		die "linux-source-6.12 is not installed: run 'make deps'"
+}
+
+# run_logged LOG CMD...: run CMD with its output in LOG; on failure show the
+# last lines and the log's path, and return 1.
+run_logged() {
+	local log=$1
+	shift
+	mkdir -p "$(dirname "$log")"
+	if ! "$@" >"$log" 2>&1; then
+		echo "---- last lines of $log ----" >&2
+		tail -n 40 "$log" >&2
+		echo "---- full log: $log ----" >&2
+		return 1
+	fi
+}
+
+# mirror_files: the project's files under the mirrored directories, relative
+# to the project root, sorted.
+mirror_files() {
+	local d
+	(cd "$ROOT" && for d in $MIRROR_DIRS; do
+		[ ! -d "$d" ] || find "$d" -type f
+	done | LC_ALL=C sort)
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# make deps: install what the build, boot and tests need.  Idempotent: what is
+# already there is skipped, so a second run takes seconds.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+PKGS=(
+	linux-source-6.12
+	rustc-web rust-web-src rust-web-clippy rustfmt-web
+	clang-19 lld-19 llvm-19 libclang-19-dev
+	make flex bison bc libelf-dev libssl-dev cpio pahole rsync kmod udev xz-utils
+	qemu-system-x86 busybox-static
+	linux-perf bpftrace
+	python3 python3-venv
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if ((${#missing[@]})); then
+	[ "$(id -u)" = 0 ] || die "not root: cannot install ${missing[*]}"
+	say "installing Debian packages: ${missing[*]}"
+	run_logged "$LOGS/apt-update.log" apt-get update -q ||
+		die "apt-get update failed: cannot install ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
+		apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		die "apt-get install failed for: ${missing[*]}"
+fi
+
+if ! "$TOOLS/bindgen/bin/bindgen" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
+	cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+	[ -x "$cargo" ] || die "no cargo found: cannot install bindgen-cli $BINDGEN_VERSION"
+	say "installing bindgen-cli $BINDGEN_VERSION (about 70 s)"
+	run_logged "$LOGS/bindgen-install.log" "$cargo" install --locked bindgen-cli \
+		--version "$BINDGEN_VERSION" --root "$TOOLS/bindgen" ||
+		die "cannot install bindgen-cli $BINDGEN_VERSION from crates.io"
+fi
+
+if ! "$TOOLS/vng/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
+	say "installing virtme-ng $VNG_VERSION in $TOOLS/vng"
+	run_logged "$LOGS/vng-install.log" python3 -m venv "$TOOLS/vng"
+	run_logged "$LOGS/vng-install.log" "$TOOLS/vng/bin/pip" install -q "virtme-ng==$VNG_VERSION" ||
+		die "cannot install virtme-ng $VNG_VERSION from PyPI"
+fi
+say "dependencies are installed"

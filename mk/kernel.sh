@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make kernel / make kernel-stock: build bzImage and vmlinux out of tree in
+# build/kernel-patched or build/kernel-stock.
+#
+# A kernel is rebuilt whenever anything it is built from changed (the source
+# version, patches/, the mirrored files, qemu/*.config); the hash of those
+# inputs is stored next to the image, and qemu/boot.sh refuses to boot an
+# image whose hash is not the current one.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+kind=${1:-patched}
+case $kind in
+patched) src=$BUILD/src-patched fragments=(base patched) ;;
+stock) src=$BUILD/src-stock fragments=(base) ;;
+*) die "usage: $0 patched|stock" ;;
+esac
+out=$BUILD/kernel-$kind
+log=$LOGS/kernel-$kind.log
+
+inputs=$("$ROOT/mk/inputs.sh" "$kind")
+if [ -f "$out/bzImage" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$inputs" ]; then
+	say "$kind kernel is up to date"
+else
+	rm -f "$out/.inputs"
+	"$ROOT/mk/tree.sh" "$kind"
+	mkdir -p "$out"
+
+	frag_files=()
+	for f in "${fragments[@]}"; do frag_files+=("$ROOT/qemu/$f.config"); done
+	cfg_inputs=$(cat "${frag_files[@]}" "$src/.ksrc-version" | sha256sum)
+	if [ "$(cat "$out/.config-inputs" 2>/dev/null)" != "$cfg_inputs" ]; then
+		say "configuring: tinyconfig + ${fragments[*]/%/.config}"
+		kmake() { make -C "$src" O="$out" "${KMAKE_VARS[@]}" "$@"; }
+		run_logged "$LOGS/config-$kind.log" kmake tinyconfig
+		run_logged "$LOGS/config-$kind.log.merge" \
+			env -C "$src" scripts/kconfig/merge_config.sh -m -O "$out" \
+			"$out/.config" "${frag_files[@]}"
+		run_logged "$LOGS/config-$kind.log.olddefconfig" kmake olddefconfig
+		"$ROOT/mk/config-check.sh" "$out/.config" "${frag_files[@]}"
+		echo "$cfg_inputs" >"$out/.config-inputs"
+	fi
+
+	say "building the $kind kernel (-j$JOBS); log: $log"
+	start=$SECONDS
+	run_logged "$log" make -C "$src" O="$out" "${KMAKE_VARS[@]}" -j"$JOBS" bzImage ||
+		die "the $kind kernel did not build"
+	cp "$out/arch/x86/boot/bzImage" "$out/bzImage"
+	echo "$inputs" >"$out/.inputs"
+	say "built in $((SECONDS - start)) s"
+fi
+echo "bzImage: $out/bzImage"
+echo "vmlinux: $out/vmlinux"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make lint: the series as a maintainer would check it.
+#  - the mirrored files are the ones the series adds (mk/tree.sh check);
+#  - scripts/checkpatch.pl --strict is clean on every patch;
+#  - the Rust files the series adds or changes are rustfmt-clean.
+# Clippy runs in every kernel build (CLIPPY=1 KRUSTFLAGS=-Dwarnings in
+# mk/common.sh), so a clippy finding or a rustc warning fails `make kernel`.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+src=$BUILD/src-patched
+"$ROOT/mk/tree.sh" check
+
+fail=0
+say "checkpatch.pl --strict on $(grep -vc '^#' "$ROOT/patches/series") patches"
+for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
+	# FILE_PATH_CHANGES asks whether MAINTAINERS needs an update for new
+	# files; the series' new files are covered by the entries it touches.
+	if ! out=$(cd "$src" && scripts/checkpatch.pl --strict --no-tree --terse \
+		--ignore FILE_PATH_CHANGES "$ROOT/patches/$p" 2>&1); then
+		echo "$out" >&2
+		fail=1
+	fi
+done
+
+rs=$(git -C "$src" diff --name-only --diff-filter=AM pristine HEAD -- '*.rs')
+if [ -n "$rs" ]; then
+	say "rustfmt --check on $(echo "$rs" | wc -w) Rust files of the series"
+	(cd "$src" && /usr/bin/rustfmt --check --edition 2021 --config-path .rustfmt.toml $rs) || fail=1
+fi
+[ "$fail" = 0 ] || die "lint found problems (above)"
+say "lint is clean"

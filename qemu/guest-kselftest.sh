@@ -1,0 +1,11 @@
+#!/bin/sh
+# Runs inside the guest: guest-kselftest.sh KSFT_INSTALL_DIR RUNDIR
+# Writes run_kselftest.sh's KTAP to RUNDIR/kselftest.ktap.
+set -u
+ksft=$1 run=$2
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
+echo "guest kernel: $(uname -r) $(uname -v), $(nproc) CPUs" >"$run/guest-info"
+cd "$ksft" && ./run_kselftest.sh >"$run/kselftest.ktap" 2>&1
+echo "run_kselftest.sh exited $?" >>"$run/guest-info"

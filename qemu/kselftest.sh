@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# kselftest.sh [patched|stock]: build the selftests, boot the kernel, run
+# them, parse KUnit from the console and print the verdict.
+set -euo pipefail
+. "$(dirname "$0")/../mk/common.sh"
+
+kind=${1:-patched}
+TARGETS="perf_bpf_probe perf_events"
+src=$BUILD/src-patched # the tests are built from the patched tree for both kernels
+ksft=$BUILD/kselftest
+run=$BUILD/run-kselftest-$kind
+
+say "building the selftests: $TARGETS"
+run_logged "$LOGS/kselftest-build.log" make -C "$src" O="$BUILD/kernel-patched" \
+	"${KMAKE_VARS[@]}" headers ||
+	die "installing the uapi headers failed"
+run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selftests" \
+	O="$BUILD/kselftest-obj" TARGETS="$TARGETS" \
+	KHDR_INCLUDES="-isystem $BUILD/kernel-patched/usr/include" \
+	KSFT_INSTALL_PATH="$ksft" install ||
+	die "the selftests did not build"
+
+rm -rf "$run"
+mkdir -p "$run"
+"$ROOT/qemu/vm.sh" "$kind" "$run" sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" ||
+	say "the guest exited with an error (the verdict below says what ran)"
+cat "$run/guest-info" 2>/dev/null || true
+
+python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
+	"$run/console.log" >"$run/kunit.txt" 2>&1 || true
+say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
+python3 "$ROOT/qemu/verdict.py" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
+	--console "$run/console.log" --expected "$ROOT/qemu/expected-failures" | tee "$run/verdict.txt"

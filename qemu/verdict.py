@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn one test boot into a verdict.
+
+Reads the KTAP that run_kselftest.sh wrote, the KUnit results that
+tools/testing/kunit/kunit.py parsed from the console (JSON), and the console
+log itself.  Prints every test case, the console splats, and a last line
+"N passed, N failed, N skipped".  Exits 1 when anything failed.
+
+An upstream test case that cannot pass under emulation is listed, with the
+reason, in qemu/expected-failures: its failure is reported as XFAIL and
+counted as skipped; if it passes, that is reported as XPASS and counted as a
+failure, so the list cannot go stale.
+"""
+import argparse
+import json
+import re
+import sys
+
+SPLAT = re.compile(r"BUG:|WARNING:|Oops|KASAN|UBSAN|Call Trace:|"
+                   r"possible recursive locking|circular locking dependency|"
+                   r"hung_task|blocked for more than|Kernel panic")
+TOP = re.compile(r"^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$")
+SUB = re.compile(r"^# (not )?ok \d+ (\S+)(.*)$")
+
+
+def load_expected(path):
+    expected = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                name, _, reason = line.partition(" ")
+                expected[name] = reason.strip()
+    return expected
+
+
+def status(not_ok, rest):
+    if re.search(r"#\s*SKIP", rest, re.I):
+        return "SKIP"
+    return "FAIL" if not_ok else "PASS"
+
+
+def kselftest_cases(path):
+    """Yield (name, status) for each test case, or each program without any."""
+    pending = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = SUB.match(line)
+            if m:
+                pending.append((m.group(2), status(m.group(1), m.group(3))))
+                continue
+            m = TOP.match(line)
+            if not m:
+                continue
+            prog = f"{m.group(2)}:{m.group(3)}"
+            prog_status = status(m.group(1), m.group(4))
+            for name, st in pending:
+                yield f"{prog}:{name}", st
+            # A program that failed though none of its cases did (a timeout,
+            # a crash, a non-zero exit) is a failure of its own.
+            if not pending or (prog_status == "FAIL" and
+                               all(st != "FAIL" for _, st in pending)):
+                yield prog, prog_status
+            pending = []
+
+
+def kunit_cases(group, prefix=""):
+    name = group.get("name", "")
+    here = prefix + name + "." if name and name != "KUnit Test Group" else prefix
+    for case in group.get("test_cases", []):
+        yield "kunit:" + here + case["name"], case["status"]
+    for sub in group.get("sub_groups", []):
+        yield from kunit_cases(sub, here)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--ktap", required=True)
+    ap.add_argument("--kunit-json", required=True)
+    ap.add_argument("--console", required=True)
+    ap.add_argument("--expected", required=True)
+    ap.add_argument("--min-kunit", type=int, default=1,
+                    help="fewer KUnit cases than this is a failure")
+    args = ap.parse_args()
+
+    expected = load_expected(args.expected)
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    problems = []
+
+    cases = []
+    try:
+        cases += list(kselftest_cases(args.ktap))
+    except OSError as e:
+        problems.append(f"no kselftest results: {e}")
+    if not cases:
+        problems.append("the guest ran no kselftest (did it boot?)")
+    try:
+        with open(args.kunit_json) as f:
+            kunit = list(kunit_cases(json.load(f)))
+    except (OSError, ValueError) as e:
+        kunit = []
+        problems.append(f"no KUnit results: {e}")
+    if len(kunit) < args.min_kunit:
+        problems.append(f"{len(kunit)} KUnit cases ran, expected at least {args.min_kunit}")
+    cases += kunit
+
+    for name, st in cases:
+        label = st
+        if name in expected:
+            if st == "FAIL":
+                st, label = "SKIP", "XFAIL"
+            elif st == "PASS":
+                st, label = "FAIL", "XPASS"
+        counts[st] += 1
+        note = f"  ({expected[name]})" if name in expected else ""
+        print(f"{label:5} {name}{note}")
+
+    with open(args.console, errors="replace") as f:
+        splats = [line.rstrip() for line in f if SPLAT.search(line)]
+    for line in splats:
+        problems.append(f"console: {line}")
+
+    for p in problems:
+        print(f"FAIL  {p}")
+    counts["FAIL"] += len(problems)
+    print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# vm.sh patched|stock RUNDIR GUEST-COMMAND...
+#
+# Boot build/kernel-KIND/bzImage under QEMU (TCG: KVM does not work here)
+# with virtme-ng: the host's root file system is the guest's, read-only over
+# 9p, and RUNDIR is writable.  The kernel console goes to RUNDIR/console.log,
+# GUEST-COMMAND's output to the terminal.  Refuses to boot a kernel that was
+# not built from the current sources.
+set -euo pipefail
+. "$(dirname "$0")/../mk/common.sh"
+
+kind=$1 rundir=$2
+shift 2
+image=$BUILD/kernel-$kind/bzImage
+target=kernel
+[ "$kind" = patched ] || target=kernel-$kind
+[ -f "$image" ] || die "no $kind kernel: run 'make $target'"
+[ "$(cat "$BUILD/kernel-$kind/.inputs")" = "$("$ROOT/mk/inputs.sh" "$kind")" ] ||
+	die "$image was built from older sources: run 'make $target' first"
+
+mkdir -p "$rundir"
+# The console and the command's output share QEMU's stdout under -v: the
+# command writes its results to files in RUNDIR, and stdout is the console.
+say "booting the $kind kernel under QEMU (TCG); console: $rundir/console.log"
+timeout --foreground "${VM_TIMEOUT:-1500}" \
+	vng --disable-kvm --force-9p --verbose -r "$image" --cpus 2 --memory 2G \
+	--append "tsc=reliable" --rwdir "$rundir" --cwd "$rundir" \
+	-e "$*" </dev/null >"$rundir/console.log" 2>&1 && rc=0 || rc=$?
+[ "$rc" != 124 ] || say "the guest did not finish within ${VM_TIMEOUT:-1500} s"
+exit "$rc"
