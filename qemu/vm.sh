@@ -19,12 +19,13 @@ target=kernel
 	die "$image was built from older sources: run 'make $target' first"
 
 mkdir -p "$rundir"
-# The console and the command's output share QEMU's stdout under -v: the
-# command writes its results to files in RUNDIR, and stdout is the console.
+# root=/dev/root: without an initramfs the kernel mounts the 9p root by that
+# tag.  Under --verbose the console and the command's output share QEMU's
+# stdout: the command writes its results to files in RUNDIR.
 say "booting the $kind kernel under QEMU (TCG); console: $rundir/console.log"
 timeout --foreground "${VM_TIMEOUT:-1500}" \
 	vng --disable-kvm --force-9p --verbose -r "$image" --cpus 2 --memory 2G \
-	--append "tsc=reliable" --rwdir "$rundir" --cwd "$rundir" \
+	--append "tsc=reliable root=/dev/root" --rwdir "$rundir" --cwd "$rundir" \
 	-e "$*" </dev/null >"$rundir/console.log" 2>&1 && rc=0 || rc=$?
 [ "$rc" != 124 ] || say "the guest did not finish within ${VM_TIMEOUT:-1500} s"
 exit "$rc"
