@@ -26,8 +26,10 @@ mkdir -p "$run"
 	say "the guest exited with an error (the verdict below says what ran)"
 cat "$run/guest-info" 2>/dev/null || true
 
+# KUnit's suites run at boot, before init: parse the console up to there.
+sed '/Run .* as init process/q' "$run/console.log" >"$run/console-boot.log"
 python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
-	"$run/console.log" >"$run/kunit.txt" 2>&1 || true
+	"$run/console-boot.log" >"$run/kunit.txt" 2>&1 || true
 say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
 python3 "$ROOT/qemu/verdict.py" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
 	--console "$run/console.log" --expected "$ROOT/qemu/expected-failures" | tee "$run/verdict.txt"
