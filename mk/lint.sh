@@ -10,6 +10,7 @@ set -euo pipefail
 
 src=$BUILD/src-patched
 "$ROOT/mk/tree.sh" check
+"$ROOT/mk/tree.sh" patched
 
 fail=0
 say "checkpatch.pl --strict on $(grep -vc '^#' "$ROOT/patches/series") patches"
