@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps kernel kernel-stock kselftest kselftest-stock lint check run \
+.PHONY: help deps kernel kernel-stock kselftest kselftest-stock lint check run abi-diff bench \
 	dev-tree export-patches refresh-patches clean
 
 help:
@@ -39,6 +39,13 @@ check: deps lint kernel
 
 run: kernel
 	@qemu/demo.sh
+
+# Boot the stock and the patched kernel, compare what user space sees.
+abi-diff: kernel-stock kernel
+	@qemu/abi-diff.sh
+
+bench: kernel-stock kernel
+	@qemu/bench.sh
 
 # The series' git workflow (see README.md).
 dev-tree: deps

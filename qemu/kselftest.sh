@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kselftest.sh [patched|stock]: build the selftests, boot the kernel, run
 # them, parse KUnit from the console and print the verdict.
+# kselftest.sh --build-only: build and install the selftests in build/kselftest.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
@@ -19,6 +20,8 @@ run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selft
 	KHDR_INCLUDES="-isystem $BUILD/kernel-patched/usr/include" \
 	KSFT_INSTALL_PATH="$ksft" install ||
 	die "the selftests did not build"
+
+[ "$kind" != --build-only ] || exit 0
 
 rm -rf "$run"
 mkdir -p "$run"

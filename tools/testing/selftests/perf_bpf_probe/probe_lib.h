@@ -18,6 +18,8 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 
+#include "../kselftest.h"
+
 #define PMU_DIR "/sys/bus/event_source/devices"
 #define RETPROBE 1ULL
 

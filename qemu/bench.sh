@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make bench: boot the stock and the patched kernel in the same run, with
+# QEMU's instruction-counting clock (-icount shift=0,sleep=off: 1 ns per
+# guest instruction, so repeated boots give the same figures), run the
+# benchmarks in each and print the medians and the ratios patched/stock.
+set -euo pipefail
+. "$(dirname "$0")/../mk/common.sh"
+
+src=$BUILD/src-patched
+ksft=$src/tools/testing/selftests
+bin=$BUILD/bench/probe_bench
+mkdir -p "$BUILD/bench"
+gcc -O2 -Wall -isystem "$BUILD/kernel-patched/usr/include" -I"$ksft" -o "$bin" \
+	"$ROOT/qemu/bench/probe_bench.c" "$ksft/perf_bpf_probe/probe_target.c"
+
+for kind in stock patched; do
+	run=$BUILD/run-bench-$kind
+	rm -rf "$run"
+	VM_QEMU_OPTS="-icount shift=0,sleep=off" \
+		"$ROOT/qemu/vm.sh" "$kind" "$run" "$bin > $run/bench.out 2>&1" ||
+		die "the benchmark did not run on the $kind kernel: see $run/"
+	cat "$run/bench.out" >&2
+done
+
+python3 - "$BUILD/run-bench-stock/bench.out" "$BUILD/run-bench-patched/bench.out" <<'PY'
+import statistics
+import sys
+
+def medians(path):
+    out = {}
+    for line in open(path):
+        f = line.split()
+        if f and f[0] == "bench":
+            out[f[1]] = statistics.median(float(x) for x in f[2:])
+    return out
+
+stock, patched = medians(sys.argv[1]), medians(sys.argv[2])
+print(f"{'benchmark (ns/op, instruction clock)':40} {'stock':>12} {'patched':>12} {'ratio':>7}")
+for name in stock:
+    s, p = stock[name], patched.get(name, float("nan"))
+    print(f"{name:40} {s:12.1f} {p:12.1f} {p / s:7.3f}")
+PY
