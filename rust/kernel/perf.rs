@@ -38,7 +38,7 @@
 //!     fn del(_event: &Event, _flags: u32) {}
 //! }
 //!
-//! let pmu = KBox::pin_init(Registration::<Idle>::new(), GFP_KERNEL)?;
+//! let pmu = KBox::pin_init(Registration::<Idle>::new(None), GFP_KERNEL)?;
 //! // Dynamic PMUs get a type number past the fixed `PERF_TYPE_*` ones.
 //! assert!(pmu.pmu_type() >= kernel::bindings::perf_type_id_PERF_TYPE_MAX);
 //! drop(pmu);
@@ -559,7 +559,11 @@ unsafe impl<T: Pmu> Sync for Registration<T> {}
 
 impl<T: Pmu> Registration<T> {
     /// Creates the PMU and registers it with the perf core.
-    pub fn new() -> impl PinInit<Self, Error> {
+    ///
+    /// `module` is the module that holds the PMU's code, which the perf core keeps loaded while
+    /// the PMU has events; built-in code passes `None`.
+    pub fn new(module: Option<&'static ThisModule>) -> impl PinInit<Self, Error> {
+        let module = module.map_or(core::ptr::null_mut(), |m| m.0);
         try_pin_init!(Self {
             pmu: Opaque::uninit(),
             group: Opaque::uninit(),
@@ -569,9 +573,9 @@ impl<T: Pmu> Registration<T> {
             registered: false,
             _p: PhantomData,
         })
-        .pin_chain(|this| {
+        .pin_chain(move |this| {
             // SAFETY: `register` does not move the fields; `this` stays pinned.
-            unsafe { this.get_unchecked_mut().register() }
+            unsafe { this.get_unchecked_mut().register(module) }
         })
     }
 
@@ -600,8 +604,8 @@ impl<T: Pmu> Registration<T> {
     ///
     /// # Safety
     ///
-    /// `self` must be pinned, and called once.
-    unsafe fn register(&mut self) -> Result {
+    /// `self` must be pinned, and called once; `module` must be null or a valid module.
+    unsafe fn register(&mut self, module: *mut bindings::module) -> Result {
         // Capacity was reserved for every attribute and the terminating null: no reallocation.
         for f in self.format.iter_mut() {
             self.attrs.push(&mut f.attr.attr, GFP_KERNEL)?;
@@ -620,6 +624,7 @@ impl<T: Pmu> Registration<T> {
             (*group).attrs = self.attrs.as_mut_ptr();
             groups.write([group.cast_const(), core::ptr::null()]);
             pmu.write(core::mem::zeroed());
+            (*pmu).module = module;
             (*pmu).task_ctx_nr = T::TASK_CONTEXT.as_raw();
             if T::TRACE_EVENTS {
                 (*pmu).capabilities = bindings::PERF_PMU_CAP_TRACE_EVENTS as c_int;
