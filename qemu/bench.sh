@@ -8,10 +8,10 @@ set -euo pipefail
 
 src=$BUILD/src-patched
 ksft=$src/tools/testing/selftests
-bin=$BUILD/bench/probe_bench
+bin=$BUILD/bench/bench
 mkdir -p "$BUILD/bench"
 gcc -O2 -Wall -isystem "$BUILD/kernel-patched/usr/include" -I"$ksft" -o "$bin" \
-	"$ROOT/qemu/bench/probe_bench.c" "$ksft/perf_bpf_probe/probe_target.c"
+	"$ROOT/qemu/bench/bench.c" "$ksft/perf_bpf_probe/probe_target.c"
 
 for kind in stock patched; do
 	run=$BUILD/run-bench-$kind

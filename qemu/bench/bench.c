@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmarks run inside the guest, each REPEAT times; prints
+ * "bench NAME ns/op ..." with every run:
+ *   open_close          perf_event_open() + close() of one kprobe PMU event
+ *   kprobe_hits         1e6 calls of getppid() with a counting kprobe on it
+ *   uprobe_hits         1e6 calls of a function with a counting uprobe on it
+ *   ebpf_load_unload    BPF_PROG_LOAD + close() of a small eBPF program
+ *   seccomp_install_exit  fork, install a seccomp filter, exit, reap
+ * and the last two again with a KSYMBOL listener on every CPU (_listening).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "perf_bpf_probe/probe_lib.h"
+#include "perf_bpf_probe/probe_target.h"
+
+#define REPEAT 5
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double open_close(const char *func, int n)
+{
+	uint64_t t = now_ns();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int fd = probe_open("kprobe", 0, func, 0);
+
+		if (fd < 0) {
+			fprintf(stderr, "kprobe on %s: %s\n", func, strerror(-fd));
+			exit(1);
+		}
+		close(fd);
+	}
+	return (double)(now_ns() - t) / n;
+}
+
+static double hits(int fd, void (*fn)(int), int n)
+{
+	uint64_t t = now_ns(), count;
+
+	fn(n);
+	t = now_ns() - t;
+	count = read_count(fd);
+	if (count < (uint64_t)n) {
+		fprintf(stderr, "the event counted %llu of %d hits\n", (unsigned long long)count, n);
+		exit(1);
+	}
+	return (double)t / n;
+}
+
+static void call_target(int n)
+{
+	while (n--)
+		probe_target(n);
+}
+
+static double ebpf_load_unload(int n)
+{
+	struct bpf_insn insns[] = {
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	union bpf_attr attr;
+	uint64_t t = now_ns();
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+		attr.insns = (uintptr_t)insns;
+		attr.insn_cnt = 2;
+		attr.license = (uintptr_t)"GPL";
+		fd = sys_bpf(BPF_PROG_LOAD, &attr);
+		if (fd < 0) {
+			perror("BPF_PROG_LOAD");
+			exit(1);
+		}
+		close(fd);
+	}
+	return (double)(now_ns() - t) / n;
+}
+
+static double seccomp_install_exit(int n)
+{
+	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { .len = 1, .filter = insns };
+	uint64_t t = now_ns();
+	int i, status;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+			    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+				_exit(1);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || status) {
+			fprintf(stderr, "seccomp child failed\n");
+			exit(1);
+		}
+	}
+	return (double)(now_ns() - t) / n;
+}
+
+#define LISTEN_PAGES 16
+
+/* A KSYMBOL listener on every CPU, as perf record -a has. */
+static int listen_all(int *fds, void **rings, int max)
+{
+	int cpu, ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.ksymbol = 1,
+		.bpf_event = 1,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+	};
+
+	for (cpu = 0; cpu < ncpus && cpu < max; cpu++) {
+		fds[cpu] = sys_perf_event_open(&attr, -1, cpu, -1, 0);
+		rings[cpu] = mmap(NULL, (LISTEN_PAGES + 1) * getpagesize(), PROT_READ | PROT_WRITE,
+				  MAP_SHARED, fds[cpu], 0);
+		if (fds[cpu] < 0 || rings[cpu] == MAP_FAILED) {
+			perror("listener");
+			exit(1);
+		}
+	}
+	return cpu;
+}
+
+/* Consume everything, as perf would, so that the rings never fill. */
+static void consume(void **rings, int n)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < n; cpu++) {
+		struct perf_event_mmap_page *pg = rings[cpu];
+
+		pg->data_tail = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	}
+}
+
+static void report(const char *name, double *v)
+{
+	int i;
+
+	printf("bench %s", name);
+	for (i = 0; i < REPEAT; i++)
+		printf(" %.1f", v[i]);
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	int n_open = 100, n_hits = 1000000, n_jit = 200, i, fd, nl, lfds[64];
+	void *rings[64];
+	double v[REPEAT];
+	const char *func;
+	uint64_t addr;
+
+	if (argc > 1)
+		n_hits = atoi(argv[1]);
+	func = getppid_symbol(&addr);
+	if (!func)
+		return 1;
+
+	for (i = 0; i < REPEAT; i++)
+		v[i] = open_close(func, n_open);
+	report("open_close", v);
+
+	fd = probe_open("kprobe", 0, func, 0);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = hits(fd, trigger_getppid, n_hits);
+	report("kprobe_hits", v);
+	close(fd);
+
+	fd = probe_open("uprobe", 0, self_exe(), self_file_offset((void *)probe_target));
+	for (i = 0; i < REPEAT; i++)
+		v[i] = hits(fd, call_target, n_hits);
+	report("uprobe_hits", v);
+	close(fd);
+
+	for (i = 0; i < REPEAT; i++)
+		v[i] = ebpf_load_unload(n_jit);
+	report("ebpf_load_unload", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = seccomp_install_exit(n_jit);
+	report("seccomp_install_exit", v);
+
+	nl = listen_all(lfds, rings, 64);
+	for (i = 0; i < REPEAT; i++) {
+		v[i] = ebpf_load_unload(n_jit);
+		consume(rings, nl);
+	}
+	report("ebpf_load_unload_listening", v);
+	for (i = 0; i < REPEAT; i++) {
+		v[i] = seccomp_install_exit(n_jit);
+		consume(rings, nl);
+	}
+	report("seccomp_install_exit_listening", v);
+	return 0;
+}
