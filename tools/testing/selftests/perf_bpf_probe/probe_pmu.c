@@ -38,36 +38,28 @@ FIXTURE_TEARDOWN(kprobe)
 {
 }
 
-TEST_F(kprobe, by_symbol_counts_hits)
+/* The event, opened as @what, counts every call of getppid() by this task. */
+static void expect_getppid_hits(struct __test_metadata *_metadata, int fd, const char *what)
 {
-	int fd = probe_open("kprobe", 0, self->func, 0);
-
-	ASSERT_LE(0, fd) TH_LOG("kprobe on %s: %s", self->func, strerror(-fd));
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", what, strerror(-fd));
 	trigger_getppid(HITS);
 	EXPECT_EQ(HITS, read_count(fd));
 	close(fd);
+}
+
+TEST_F(kprobe, by_symbol_counts_hits)
+{
+	expect_getppid_hits(_metadata, probe_open("kprobe", 0, self->func, 0), self->func);
 }
 
 TEST_F(kprobe, by_address_counts_hits)
 {
-	int fd = probe_open("kprobe", 0, NULL, self->addr);
-
-	ASSERT_LE(0, fd) TH_LOG("kprobe at %#llx: %s", (unsigned long long)self->addr,
-				strerror(-fd));
-	trigger_getppid(HITS);
-	EXPECT_EQ(HITS, read_count(fd));
-	close(fd);
+	expect_getppid_hits(_metadata, probe_open("kprobe", 0, NULL, self->addr), "by address");
 }
 
 TEST_F(kprobe, empty_name_means_address)
 {
-	int fd = probe_open("kprobe", 0, "", self->addr);
-
-	ASSERT_LE(0, fd) TH_LOG("kprobe at %#llx: %s", (unsigned long long)self->addr,
-				strerror(-fd));
-	trigger_getppid(HITS);
-	EXPECT_EQ(HITS, read_count(fd));
-	close(fd);
+	expect_getppid_hits(_metadata, probe_open("kprobe", 0, "", self->addr), "empty name");
 }
 
 /*
@@ -80,20 +72,12 @@ TEST_F(kprobe, by_symbol_and_offset_counts_hits)
 
 	for (off = 1; off < 16 && fd == -EILSEQ; off++)
 		fd = probe_open("kprobe", 0, self->func, off);
-	ASSERT_LE(0, fd) TH_LOG("kprobe on %s+%d: %s", self->func, off - 1, strerror(-fd));
-	trigger_getppid(HITS);
-	EXPECT_EQ(HITS, read_count(fd));
-	close(fd);
+	expect_getppid_hits(_metadata, fd, "symbol+offset");
 }
 
 TEST_F(kprobe, retprobe_counts_returns)
 {
-	int fd = probe_open("kprobe", RETPROBE, self->func, 0);
-
-	ASSERT_LE(0, fd) TH_LOG("kretprobe on %s: %s", self->func, strerror(-fd));
-	trigger_getppid(HITS);
-	EXPECT_EQ(HITS, read_count(fd));
-	close(fd);
+	expect_getppid_hits(_metadata, probe_open("kprobe", RETPROBE, self->func, 0), "kretprobe");
 }
 
 TEST_F(kprobe, disabled_event_counts_nothing)

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERF_RECORD_KSYMBOL at BPF JIT load and free, for eBPF programs and their
+ * subprograms and for classic BPF filters (seccomp, socket filters), with
+ * /proc/kallsyms listing the images while they live, and no kernel address
+ * for openers who may not see one.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "../kselftest_harness.h"
+#include "ksym_lib.h"
+#include "probe_lib.h"
+
+/* A classic filter that accepts everything, of @n instructions. */
+static struct sock_fprog *classic_filter(int n, uint32_t ret)
+{
+	static struct sock_filter insns[64];
+	static struct sock_fprog prog;
+	int i;
+
+	for (i = 0; i < n - 1; i++)
+		insns[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0);
+	insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
+	prog.len = n;
+	prog.filter = insns;
+	return &prog;
+}
+
+/* Fork a child that installs a seccomp filter, then waits for a byte on @go. */
+static pid_t seccomp_child(int go)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
+			    classic_filter(8, SECCOMP_RET_ALLOW)))
+			_exit(1);
+		if (go >= 0 && read(go, &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int udp_socket(void)
+{
+	return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+/*
+ * The UNREGISTER that pairs with the REGISTER at @i: the next record for the
+ * same address (JIT memory is reused), with the same length and name.
+ * -1 if there is none yet, -2 if the next one is another REGISTER.
+ */
+static int unregister_of(struct ksym_listener *l, int i)
+{
+	int j;
+
+	for (j = i + 1; j < l->nrec; j++) {
+		struct ksym_record *r = &l->rec[j];
+
+		if (r->type != PERF_RECORD_KSYMBOL || r->addr != l->rec[i].addr)
+			continue;
+		if (!(r->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) ||
+		    r->len != l->rec[i].len || strcmp(r->name, l->rec[i].name))
+			return -2;
+		return j;
+	}
+	return -1;
+}
+
+FIXTURE(ksym) {
+	struct ksym_listener l;
+};
+
+FIXTURE_SETUP(ksym)
+{
+	ASSERT_EQ(0, ksym_listen(&self->l, 1));
+}
+
+FIXTURE_TEARDOWN(ksym)
+{
+	int i;
+
+	/* Every record parses with perf's layout. */
+	ksym_drain(&self->l);
+	for (i = 0; i < self->l.nrec; i++)
+		EXPECT_EQ(0, self->l.rec[i].malformed)
+			TH_LOG("record %d: %s", i, self->l.rec[i].name);
+	EXPECT_EQ(0, self->l.lost);
+	ksym_close(&self->l);
+}
+
+/* A program whose main function calls two subprograms. */
+static int load_subprogs(char *log, size_t size)
+{
+	struct bpf_insn insns[] = {
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 3),	/* sub1 at 4 */
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 4),	/* sub2 at 6 */
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1),	/* sub1 */
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 2),	/* sub2 */
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = ARRAY_SIZE(insns);
+	attr.license = (uintptr_t)"GPL";
+	attr.log_buf = (uintptr_t)log;
+	attr.log_size = size;
+	attr.log_level = 1;
+	memcpy(attr.prog_name, "ksym_subprogs", sizeof("ksym_subprogs"));
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+TEST_F(ksym, ebpf_program_and_subprograms)
+{
+	uint64_t ksyms[8] = { 0 };
+	uint32_t lens[8] = { 0 };
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	static char log[65536];
+	int fd, i, n, bpf_load = -1, reg[8], nreg = 0;
+
+	fd = load_subprogs(log, sizeof(log));
+	ASSERT_LE(0, fd) TH_LOG("BPF_PROG_LOAD: %s\n%s", strerror(errno), log);
+	memset(&info, 0, sizeof(info));
+	info.nr_jited_ksyms = 8;
+	info.jited_ksyms = (uintptr_t)ksyms;
+	info.nr_jited_func_lens = 8;
+	info.jited_func_lens = (uintptr_t)lens;
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	ASSERT_EQ(0, sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr));
+	n = info.nr_jited_ksyms;
+	ASSERT_EQ(3, n);
+
+	ksym_drain(&self->l);
+	for (i = 0; i < self->l.nrec; i++) {
+		struct ksym_record *r = &self->l.rec[i];
+
+		if (r->type == PERF_RECORD_BPF_EVENT && r->bpf_type == PERF_BPF_EVENT_PROG_LOAD &&
+		    r->prog_id == info.id)
+			bpf_load = i;
+		if (ksym_is(r, 0, "") && nreg < 8) {
+			int k;
+
+			for (k = 0; k < n; k++)
+				if (r->addr == ksyms[k])
+					reg[nreg++] = i;
+		}
+	}
+	/* One REGISTER per function, with its address and length, before the LOAD. */
+	ASSERT_EQ(n, nreg);
+	ASSERT_LE(0, bpf_load);
+	for (i = 0; i < n; i++) {
+		struct ksym_record *r = &self->l.rec[reg[i]];
+		int k;
+
+		for (k = 0; k < n && ksyms[k] != r->addr; k++)
+			;
+		EXPECT_EQ(lens[k], r->len);
+		EXPECT_EQ(PERF_RECORD_KSYMBOL_TYPE_BPF, r->ksym_type);
+		EXPECT_EQ(r->addr, kallsyms_addr(r->name)) TH_LOG("%s", r->name);
+		EXPECT_LT(reg[i], bpf_load);
+	}
+
+	close(fd);
+	for (i = 0; i < n; i++) {
+		int u = -1, t;
+
+		for (t = 0; t < 500 && u < 0; t++) {
+			ksym_drain(&self->l);
+			u = unregister_of(&self->l, reg[i]);
+			if (u < 0)
+				usleep(10000);
+		}
+		EXPECT_LE(0, u) TH_LOG("no single UNREGISTER for %s", self->l.rec[reg[i]].name);
+	}
+}
+
+TEST_F(ksym, seccomp_filter)
+{
+	int reg, unreg;
+	pid_t pid = seccomp_child(-1);
+
+	ASSERT_EQ(0, reap(pid));
+	reg = ksym_wait(&self->l, 0, 0, "_seccomp");
+	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the seccomp filter");
+	EXPECT_EQ(PERF_RECORD_KSYMBOL_TYPE_BPF, self->l.rec[reg].ksym_type);
+	EXPECT_LT(0, self->l.rec[reg].len);
+	EXPECT_EQ((uint32_t)pid, self->l.rec[reg].pid);
+	/* Freed when the child is reaped. */
+	unreg = ksym_wait(&self->l, reg + 1, 1, "_seccomp");
+	ASSERT_LE(0, unreg) TH_LOG("no UNREGISTER record for the seccomp filter");
+	EXPECT_EQ(self->l.rec[reg].addr, self->l.rec[unreg].addr);
+	EXPECT_EQ(self->l.rec[reg].len, self->l.rec[unreg].len);
+	EXPECT_STREQ(self->l.rec[reg].name, self->l.rec[unreg].name);
+}
+
+TEST_F(ksym, socket_filter_attach_detach_close)
+{
+	struct sock_fprog *prog = classic_filter(4, 0xffff);
+	int s = udp_socket(), reg, unreg, zero = 0;
+
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	reg = ksym_wait(&self->l, 0, 0, "_sock_filter");
+	ASSERT_LE(0, reg);
+	EXPECT_LT(0, self->l.rec[reg].len);
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)));
+	unreg = ksym_wait(&self->l, reg + 1, 1, "_sock_filter");
+	ASSERT_LE(0, unreg) TH_LOG("no UNREGISTER after SO_DETACH_FILTER");
+	EXPECT_EQ(self->l.rec[reg].addr, self->l.rec[unreg].addr);
+
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	reg = ksym_wait(&self->l, unreg + 1, 0, "_sock_filter");
+	ASSERT_LE(0, reg);
+	close(s);
+	unreg = ksym_wait(&self->l, reg + 1, 1, "_sock_filter");
+	ASSERT_LE(0, unreg) TH_LOG("no UNREGISTER after close()");
+	EXPECT_EQ(self->l.rec[reg].addr, self->l.rec[unreg].addr);
+	EXPECT_EQ(self->l.rec[reg].len, self->l.rec[unreg].len);
+}
+
+TEST_F(ksym, reuseport_cbpf)
+{
+	struct sock_fprog *prog = classic_filter(2, 0);
+	int s = udp_socket(), one = 1, reg;
+
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)));
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, prog, sizeof(*prog)));
+	reg = ksym_wait(&self->l, 0, 0, "_reuseport_cbpf");
+	ASSERT_LE(0, reg);
+	close(s);
+	EXPECT_LE(0, ksym_wait(&self->l, reg + 1, 1, "_reuseport_cbpf"));
+}
+
+/* Every REGISTER has exactly one UNREGISTER, however many come and go. */
+TEST_F(ksym, thousand_cycles_pair_up)
+{
+	struct sock_fprog *prog = classic_filter(3, 0xffff);
+	int i, regs = 0, unregs = 0, t;
+
+	for (i = 0; i < 1000; i++) {
+		int s = udp_socket();
+
+		ASSERT_LE(0, s);
+		ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+		close(s);
+		if (i % 50 == 0)
+			ksym_drain(&self->l);
+	}
+	for (t = 0; t < 1000; t++) {
+		ksym_drain(&self->l);
+		for (i = regs = unregs = 0; i < self->l.nrec; i++) {
+			regs += ksym_is(&self->l.rec[i], 0, "_sock_filter");
+			unregs += ksym_is(&self->l.rec[i], 1, "_sock_filter");
+		}
+		if (regs == 1000 && unregs == 1000)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(1000, regs);
+	EXPECT_EQ(1000, unregs);
+	for (i = 0; i < self->l.nrec; i++)
+		if (ksym_is(&self->l.rec[i], 0, "_sock_filter"))
+			EXPECT_LE(0, unregister_of(&self->l, i)) TH_LOG("record %d", i);
+}
+
+/* A filter installed before any listener is in /proc/kallsyms while it lives. */
+TEST(seccomp_filter_in_kallsyms)
+{
+	char line[512], sym[256], name[256] = "", type;
+	unsigned long long a, addr = 0;
+	int go[2], t, listed = 1;
+	pid_t pid;
+	FILE *f;
+
+	ASSERT_EQ(0, pipe(go));
+	pid = seccomp_child(go[0]);
+	ASSERT_LT(0, pid);
+	for (t = 0; t < 100 && !addr; t++) {
+		f = fopen("/proc/kallsyms", "r");
+		ASSERT_NE(NULL, f);
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
+			    strstr(sym, "_seccomp") && !strncmp(sym, "bpf_prog_", 9) &&
+			    strstr(line, "[bpf]")) {
+				addr = a;
+				snprintf(name, sizeof(name), "%s", sym);
+			}
+		}
+		fclose(f);
+		if (!addr)
+			usleep(10000);
+	}
+	ASSERT_NE(0, addr) TH_LOG("no bpf_prog_*_seccomp symbol in /proc/kallsyms");
+
+	/* An unprivileged reader sees the symbol, but no address. */
+	{
+		pid_t reader = fork();
+
+		if (reader == 0) {
+			if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534))
+				_exit(2);
+			_exit(kallsyms_addr(name) == 1 ? 0 : 1);
+		}
+		EXPECT_EQ(0, reap(reader)) TH_LOG("nobody sees %s at a real address", name);
+	}
+
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(0, reap(pid));
+	for (t = 0; t < 500 && listed; t++) {
+		listed = kallsyms_addr(name) != 0;
+		if (listed)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, listed) TH_LOG("%s is still listed after its filter was freed", name);
+	close(go[0]);
+	close(go[1]);
+}
+
+/* attr.ksymbol = 0: no KSYMBOL records. */
+TEST(no_ksymbol_no_records)
+{
+	struct ksym_listener *l = calloc(1, sizeof(*l));
+	struct sock_fprog *prog = classic_filter(4, 0xffff);
+	int s = udp_socket(), i;
+
+	ASSERT_EQ(0, ksym_listen(l, 0));
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	close(s);
+	ASSERT_EQ(0, reap(seccomp_child(-1)));
+	usleep(200000);
+	ksym_drain(l);
+	for (i = 0; i < l->nrec; i++)
+		EXPECT_NE(PERF_RECORD_KSYMBOL, l->rec[i].type);
+	ksym_close(l);
+	free(l);
+}
+
+/*
+ * A self-monitoring event with attr.ksymbol: the records of the filters the
+ * task installs itself, with their addresses for a privileged opener, and
+ * none for an unprivileged one at perf_event_paranoid 2.
+ */
+static int self_monitor_filters(int unprivileged)
+{
+	struct ksym_listener *l = calloc(1, sizeof(*l));
+	struct sock_fprog *prog = classic_filter(4, 0xffff);
+	int s, i, found = 0;
+
+	if (unprivileged && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+			     setresuid(65534, 65534, 65534)))
+		return -1;
+	if (ksym_listen_self(l, 1))
+		return -2;
+	s = udp_socket();
+	if (setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)))
+		return -3;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, classic_filter(5, SECCOMP_RET_ALLOW)))
+		return -4;
+	close(s);
+	usleep(100000);
+	ksym_drain(l);
+	for (i = 0; i < l->nrec; i++)
+		if (l->rec[i].type == PERF_RECORD_KSYMBOL)
+			found |= l->rec[i].addr ? 1 : 2;
+	return found;
+}
+
+static int run_in_child(int unprivileged)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(self_monitor_filters(unprivileged) & 0x7f);
+	return reap(pid);
+}
+
+TEST(self_monitoring_addresses)
+{
+	char old[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r+");
+	int privileged, unprivileged;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	/* The default of upstream kernels, whatever this one's is. */
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "w");
+	ASSERT_NE(NULL, f);
+	fputs("2", f);
+	fclose(f);
+
+	privileged = run_in_child(0);
+	unprivileged = run_in_child(1);
+
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "w");
+	fputs(old, f);
+	fclose(f);
+
+	/* 1: records, with addresses; 0: no records */
+	EXPECT_EQ(1, privileged) TH_LOG("root's own filters: %d", privileged);
+	EXPECT_EQ(0, unprivileged) TH_LOG("nobody's own filters: %d", unprivileged);
+}
+
+TEST_HARNESS_MAIN

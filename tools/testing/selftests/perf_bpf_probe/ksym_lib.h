@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A PERF_RECORD_KSYMBOL listener on every CPU, as perf record -a has one:
+ * a dummy software event per CPU with ksymbol, bpf_event and sample_id_all
+ * (TID | TIME | CPU), and its ring buffer parsed with perf's layout.
+ */
+#ifndef KSYM_LIB_H
+#define KSYM_LIB_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#define KSYM_PAGES 64
+#define MAX_CPUS 64
+#define MAX_RECORDS 8192
+
+struct ksym_record {
+	uint32_t type;		/* PERF_RECORD_KSYMBOL or PERF_RECORD_BPF_EVENT */
+	uint64_t addr;		/* ksymbol */
+	uint32_t len;
+	uint16_t ksym_type;
+	uint16_t flags;
+	char name[128];
+	uint16_t bpf_type;	/* bpf_event */
+	uint32_t prog_id;
+	uint32_t pid, tid, cpu;	/* sample_id */
+	uint64_t time;
+	int malformed;		/* what did not parse with perf's layout, or 0 */
+};
+
+struct ksym_listener {
+	int ncpus;
+	int fd[MAX_CPUS];
+	struct perf_event_mmap_page *page[MAX_CPUS];
+	uint64_t tail[MAX_CPUS];
+	struct ksym_record rec[MAX_RECORDS];
+	int nrec;
+	int lost;
+};
+
+static inline int ksym_open_one(struct perf_event_attr *attr, pid_t pid, int cpu,
+				struct perf_event_mmap_page **page)
+{
+	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*page = mmap(NULL, (KSYM_PAGES + 1) * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	if (*page == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static inline void ksym_attr(struct perf_event_attr *attr, int ksymbol)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->ksymbol = ksymbol;
+	attr->bpf_event = ksymbol;
+	attr->sample_id_all = 1;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+}
+
+/* One listener per CPU (pid -1); 0 or -errno. */
+static inline int ksym_listen(struct ksym_listener *l, int ksymbol)
+{
+	struct perf_event_attr attr;
+	int cpu;
+
+	memset(l, 0, sizeof(*l));
+	ksym_attr(&attr, ksymbol);
+	l->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (l->ncpus > MAX_CPUS)
+		l->ncpus = MAX_CPUS;
+	for (cpu = 0; cpu < l->ncpus; cpu++) {
+		l->fd[cpu] = ksym_open_one(&attr, -1, cpu, &l->page[cpu]);
+		if (l->fd[cpu] < 0)
+			return l->fd[cpu];
+	}
+	return 0;
+}
+
+/* A self-monitoring listener of the current task (pid 0, any CPU). */
+static inline int ksym_listen_self(struct ksym_listener *l, int exclude_kernel)
+{
+	struct perf_event_attr attr;
+
+	memset(l, 0, sizeof(*l));
+	ksym_attr(&attr, 1);
+	attr.exclude_kernel = exclude_kernel;
+	l->ncpus = 1;
+	l->fd[0] = ksym_open_one(&attr, 0, -1, &l->page[0]);
+	return l->fd[0] < 0 ? l->fd[0] : 0;
+}
+
+static inline void ksym_close(struct ksym_listener *l)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < l->ncpus; cpu++) {
+		munmap(l->page[cpu], (KSYM_PAGES + 1) * sysconf(_SC_PAGESIZE));
+		close(l->fd[cpu]);
+	}
+}
+
+static inline void ksym_copy(void *dst, const char *data, uint64_t off, size_t n, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		((char *)dst)[i] = data[(off + i) % size];
+}
+
+/*
+ * Parse one record of @size bytes: the fields, then the sample_id trailer
+ * (pid, tid, time, cpu, res), checking sizes and padding as perf does.
+ */
+static inline void ksym_parse(struct ksym_record *r, const char *buf, size_t size)
+{
+	const struct perf_event_header *hdr = (const void *)buf;
+	size_t off = sizeof(*hdr), name_len, trailer = 4 + 4 + 8 + 4 + 4;
+
+	memset(r, 0, sizeof(*r));
+	r->type = hdr->type;
+	if (size % 8)
+		r->malformed = 1;
+	if (hdr->type == PERF_RECORD_KSYMBOL) {
+		memcpy(&r->addr, buf + off, 8);
+		memcpy(&r->len, buf + off + 8, 4);
+		memcpy(&r->ksym_type, buf + off + 12, 2);
+		memcpy(&r->flags, buf + off + 14, 2);
+		off += 16;
+		name_len = strnlen(buf + off, size - off);
+		if (off + name_len >= size - trailer || name_len >= sizeof(r->name))
+			r->malformed = 2;
+		else
+			memcpy(r->name, buf + off, name_len + 1);
+		/* The name is padded with NULs to 8 bytes. */
+		off += (name_len + 1 + 7) & ~7UL;
+	} else if (hdr->type == PERF_RECORD_BPF_EVENT) {
+		memcpy(&r->bpf_type, buf + off, 2);
+		memcpy(&r->prog_id, buf + off + 4, 4);
+		off += 8 + 8;	/* type, flags, id; tag[8] */
+	}
+	if (off + trailer != size) {
+		r->malformed = r->malformed ?: 3;
+		return;
+	}
+	memcpy(&r->pid, buf + off, 4);
+	memcpy(&r->tid, buf + off + 4, 4);
+	memcpy(&r->time, buf + off + 8, 8);
+	memcpy(&r->cpu, buf + off + 16, 4);
+}
+
+/* Move the KSYMBOL and BPF_EVENT records of every ring into l->rec, by time. */
+static inline void ksym_drain(struct ksym_listener *l)
+{
+	size_t size = KSYM_PAGES * sysconf(_SC_PAGESIZE);
+	int cpu, i, j;
+
+	for (cpu = 0; cpu < l->ncpus; cpu++) {
+		struct perf_event_mmap_page *pg = l->page[cpu];
+		const char *data = (const char *)pg + sysconf(_SC_PAGESIZE);
+		uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+
+		while (l->tail[cpu] < head) {
+			struct perf_event_header hdr;
+			char buf[512];
+
+			ksym_copy(&hdr, data, l->tail[cpu], sizeof(hdr), size);
+			if (hdr.size < sizeof(hdr))
+				break;
+			if (hdr.type == PERF_RECORD_LOST)
+				l->lost++;
+			if ((hdr.type == PERF_RECORD_KSYMBOL ||
+			     hdr.type == PERF_RECORD_BPF_EVENT) && l->nrec < MAX_RECORDS) {
+				if (hdr.size <= sizeof(buf)) {
+					ksym_copy(buf, data, l->tail[cpu], hdr.size, size);
+					ksym_parse(&l->rec[l->nrec], buf, hdr.size);
+				} else {
+					l->rec[l->nrec].malformed = 4;
+				}
+				l->nrec++;
+			}
+			l->tail[cpu] += hdr.size;
+		}
+		__atomic_store_n(&pg->data_tail, l->tail[cpu], __ATOMIC_RELEASE);
+	}
+	/* Insertion sort by time: side-band records of one event are per CPU. */
+	for (i = 1; i < l->nrec; i++) {
+		struct ksym_record r = l->rec[i];
+
+		for (j = i; j > 0 && l->rec[j - 1].time > r.time; j--)
+			l->rec[j] = l->rec[j - 1];
+		l->rec[j] = r;
+	}
+}
+
+static inline int ksym_is(const struct ksym_record *r, int unregister, const char *suffix)
+{
+	size_t n = strlen(r->name), m = strlen(suffix);
+
+	return r->type == PERF_RECORD_KSYMBOL &&
+	       !!(r->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) == unregister &&
+	       n >= m && !strcmp(r->name + n - m, suffix);
+}
+
+/* The index of the first record after @from matching; -1 if none. */
+static inline int ksym_find(struct ksym_listener *l, int from, int unregister, const char *suffix)
+{
+	int i;
+
+	for (i = from; i < l->nrec; i++)
+		if (ksym_is(&l->rec[i], unregister, suffix))
+			return i;
+	return -1;
+}
+
+/* Drain until a record matches or 5 s pass (images are freed after RCU). */
+static inline int ksym_wait(struct ksym_listener *l, int from, int unregister,
+			    const char *suffix)
+{
+	int i, t;
+
+	for (t = 0; t < 500; t++) {
+		ksym_drain(l);
+		i = ksym_find(l, from, unregister, suffix);
+		if (i >= 0)
+			return i;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* The address of the symbol named @name in /proc/kallsyms, 0 if none. */
+static inline uint64_t kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	uint64_t found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name)) {
+			found = a ? a : 1;	/* 1: listed, address hidden */
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+#endif /* KSYM_LIB_H */
