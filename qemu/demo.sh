@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # make run: boot the patched kernel and show, in a form a person can read,
-# the event sources, a kprobe PMU event counting a known number of hits, and
-# the KSYMBOL records of a BPF program's load and unload.
+# the event sources, a kprobe PMU event counting a known number of hits, the
+# KSYMBOL records of a BPF program's load and unload, and perf naming the
+# seccomp, socket and eBPF filters it samples.  DEMO_KERNEL=stock shows the
+# same on the stock kernel.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
-run=$BUILD/run-demo
+run=$BUILD/run-demo-${DEMO_KERNEL:-patched}
 rm -rf "$run"
 mkdir -p "$run"
 gcc -O2 -Wall -o "$run/demo" "$ROOT/qemu/demo/demo.c"
-"$ROOT/qemu/vm.sh" patched "$run" "$run/demo > $run/demo.out 2>&1" && rc=0 || rc=$?
+"$ROOT/qemu/kselftest.sh" --build-only
+"$ROOT/qemu/vm.sh" "${DEMO_KERNEL:-patched}" "$run" \
+	"$run/demo > $run/demo.out 2>&1; r=\$?; $ROOT/qemu/demo/perf-demo.sh $BUILD/kselftest >> $run/demo.out 2>&1; exit \$r" &&
+	rc=0 || rc=$?
 cat "$run/demo.out" 2>/dev/null || say "the demo did not run; see $run/console.log"
 say "console log: $run/console.log"
 exit "$rc"
