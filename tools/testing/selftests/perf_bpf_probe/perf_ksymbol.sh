@@ -29,12 +29,10 @@ for _ in $(seq 100); do
 done
 
 grep -E 'bpf_prog_[0-9a-f]{16}_seccomp' /proc/kallsyms >"$tmp/kallsyms.before"
-perf record -a -e cpu-clock -F 2000 -o "$tmp/perf.data" -- sleep 4 >"$tmp/record.out" 2>&1 &
-record=$!
-sleep 1
-echo go >&3
+# perf starts its command once it records: the command lets the workload go.
+perf record -a -e cpu-clock -F 2000 -o "$tmp/perf.data" -- \
+	sh -c "echo go >$tmp/go; sleep 4" >"$tmp/record.out" 2>&1
 exec 3>&-
-wait $record
 wait $workload
 
 perf script -i "$tmp/perf.data" --show-bpf-events -F event >"$tmp/script.out" 2>&1
