@@ -57,7 +57,6 @@ static int install_seccomp(int n)
 static int ebpf_filter(void)
 {
 	struct bpf_insn insns[130];
-	union bpf_attr attr;
 	int i;
 
 	/* r0 = skb->len, then enough arithmetic to be sampled. */
@@ -65,13 +64,8 @@ static int ebpf_filter(void)
 	for (i = 1; i < 129; i++)
 		insns[i] = INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_0, 0, 0, 0);
 	insns[129] = INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	attr.insns = (uintptr_t)insns;
-	attr.insn_cnt = 130;
-	attr.license = (uintptr_t)"GPL";
-	memcpy(attr.prog_name, "bpf_workload", sizeof("bpf_workload"));
-	return sys_bpf(BPF_PROG_LOAD, &attr);
+	return load_prog(BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), "bpf_workload",
+			 NULL, 0);
 }
 
 static int udp_bound(struct sockaddr_in *addr)

@@ -124,18 +124,9 @@ static int load_subprogs(char *log, size_t size)
 		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 2),	/* sub2 */
 		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
-	union bpf_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	attr.insns = (uintptr_t)insns;
-	attr.insn_cnt = ARRAY_SIZE(insns);
-	attr.license = (uintptr_t)"GPL";
-	attr.log_buf = (uintptr_t)log;
-	attr.log_size = size;
-	attr.log_level = 1;
-	memcpy(attr.prog_name, "ksym_subprogs", sizeof("ksym_subprogs"));
-	return sys_bpf(BPF_PROG_LOAD, &attr);
+	return load_prog(BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), "ksym_subprogs",
+			 log, size);
 }
 
 TEST_F(ksym, ebpf_program_and_subprograms)

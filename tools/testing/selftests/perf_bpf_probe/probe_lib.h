@@ -198,6 +198,25 @@ static inline uint64_t counter_value(int map_fd)
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
 	.src_reg = (s), .off = (o), .imm = (i) })
 
+/* Load a GPL program of @type, named @name; the verifier's log in @log. */
+static inline int load_prog(enum bpf_prog_type type, const struct bpf_insn *insns, int n,
+			    const char *name, char *log, size_t log_size)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = type;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = n;
+	attr.license = (uintptr_t)"GPL";
+	attr.log_buf = (uintptr_t)log;
+	attr.log_size = log ? log_size : 0;
+	attr.log_level = log ? 1 : 0;
+	if (name)
+		snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
 /* A kprobe-type BPF program that adds one to the counter in @map_fd. */
 static inline int counting_prog(int map_fd, char *log, size_t log_size)
 {
@@ -218,17 +237,8 @@ static inline int counting_prog(int map_fd, char *log, size_t log_size)
 		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
 		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
-	union bpf_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_KPROBE;
-	attr.insns = (uintptr_t)insns;
-	attr.insn_cnt = ARRAY_SIZE(insns);
-	attr.license = (uintptr_t)"GPL";
-	attr.log_buf = (uintptr_t)log;
-	attr.log_size = log_size;
-	attr.log_level = log ? 1 : 0;
-	return sys_bpf(BPF_PROG_LOAD, &attr);
+	return load_prog(BPF_PROG_TYPE_KPROBE, insns, ARRAY_SIZE(insns), NULL, log, log_size);
 }
 
 /* Attach @prog_fd to the perf event @fd through a BPF link; the link's fd. */
