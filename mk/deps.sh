@@ -25,12 +25,12 @@ if ((${#missing[@]})); then
 	run_logged "$LOGS/apt-update.log" apt-get update -q ||
 		die "apt-get update failed: cannot install ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
-		apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		apt-get install -y -q "${missing[@]}" ||
 		die "apt-get install failed for: ${missing[*]}"
 fi
 
 if ! "$TOOLS/bindgen/bin/bindgen" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then
-	cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+	cargo=$(command -v cargo || ls "${HOME:-/root}/.cargo/bin/cargo" /root/.cargo/bin/cargo 2>/dev/null | head -n 1)
 	[ -x "$cargo" ] || die "no cargo found: cannot install bindgen-cli $BINDGEN_VERSION"
 	say "installing bindgen-cli $BINDGEN_VERSION (about 70 s)"
 	run_logged "$LOGS/bindgen-install.log" "$cargo" install --locked bindgen-cli \
