@@ -10,8 +10,9 @@ set -euo pipefail
 run=$BUILD/run-demo-${DEMO_KERNEL:-patched}
 rm -rf "$run"
 mkdir -p "$run"
-gcc -O2 -Wall -o "$run/demo" "$ROOT/qemu/demo/demo.c"
 "$ROOT/qemu/kselftest.sh" --build-only
+gcc -O2 -Wall -isystem "$BUILD/kernel-patched/usr/include" \
+	-I"$BUILD/src-patched/tools/testing/selftests" -o "$run/demo" "$ROOT/qemu/demo/demo.c"
 "$ROOT/qemu/vm.sh" "${DEMO_KERNEL:-patched}" "$run" \
 	"$run/demo > $run/demo.out 2>&1; r=\$?; $ROOT/qemu/demo/perf-demo.sh $BUILD/kselftest >> $run/demo.out 2>&1; exit \$r" &&
 	rc=0 || rc=$?
