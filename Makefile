@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps kernel kernel-stock kselftest kselftest-stock lint check run abi-diff bench \
+.PHONY: help deps kernel kernel-stock kernel-debug check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench \
 	dev-tree export-patches refresh-patches clean
 
 help:
@@ -24,6 +24,10 @@ kernel: deps
 kernel-stock: deps
 	@mk/kernel.sh stock
 
+# The patched kernel with KASAN, lockdep, kmemleak, UBSAN, KFENCE, PREEMPT.
+kernel-debug: deps
+	@mk/kernel.sh debug
+
 # Boot the (already built, current) kernel and run the tests.
 kselftest: kernel
 	@qemu/kselftest.sh patched
@@ -36,6 +40,14 @@ lint: deps
 
 check: deps lint kernel
 	@qemu/kselftest.sh patched
+
+# The whole suite (with the stress) on the debug kernel; any report fails.
+check-debug: deps kernel-debug
+	@qemu/kselftest.sh debug
+
+# The probe PMU fuzzer on the stock and the patched kernel: same output.
+fuzz-diff: kernel-stock kernel
+	@qemu/fuzz-diff.sh
 
 run: kernel
 	@qemu/demo.sh

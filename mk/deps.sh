@@ -10,7 +10,7 @@ PKGS=(
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make flex bison bc libelf-dev libssl-dev cpio pahole rsync kmod udev xz-utils
 	qemu-system-x86 busybox-static
-	linux-perf bpftrace
+	linux-perf bpftrace trinity
 	python3 python3-venv
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# inputs.sh patched|stock: print a hash of everything that kernel is built
+# inputs.sh patched|stock|debug: print a hash of everything that kernel is built
 # from.  mk/kernel.sh stores it next to the image; qemu/boot.sh compares.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -7,8 +7,9 @@ set -euo pipefail
 {
 	ksrc_version
 	cat "$ROOT/qemu/base.config"
-	if [ "${1:-}" = patched ]; then
+	if [ "${1:-}" != stock ]; then
 		cat "$ROOT/qemu/patched.config"
+		[ "${1:-}" != debug ] || cat "$ROOT/qemu/debug.config"
 		if [ -f "$ROOT/patches/series" ]; then
 			cat "$ROOT/patches/series"
 			sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" |

@@ -13,7 +13,8 @@ kind=${1:-patched}
 case $kind in
 patched) src=$BUILD/src-patched fragments=(base patched) ;;
 stock) src=$BUILD/src-stock fragments=(base) ;;
-*) die "usage: $0 patched|stock" ;;
+debug) src=$BUILD/src-patched fragments=(base patched debug) ;;
+*) die "usage: $0 patched|stock|debug" ;;
 esac
 out=$BUILD/kernel-$kind
 log=$LOGS/kernel-$kind.log
@@ -23,7 +24,7 @@ if [ -f "$out/bzImage" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$inputs" ];
 	say "$kind kernel is up to date"
 else
 	rm -f "$out/.inputs"
-	"$ROOT/mk/tree.sh" "$kind"
+	"$ROOT/mk/tree.sh" "$( [ "$kind" = stock ] && echo stock || echo patched)"
 	mkdir -p "$out"
 
 	frag_files=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kselftest.sh [patched|stock]: build the selftests, boot the kernel, run
+# kselftest.sh [patched|stock|debug]: build the selftests, boot the kernel, run
 # them, parse KUnit from the console and print the verdict.
 # kselftest.sh --build-only: build and install the selftests in build/kselftest.
 set -euo pipefail
@@ -7,25 +7,35 @@ set -euo pipefail
 
 kind=${1:-patched}
 TARGETS="perf_bpf_probe perf_events"
-src=$BUILD/src-patched # the tests are built from the patched tree for both kernels
+src=$BUILD/src-patched # the tests are built from the patched tree for every kernel
+hdrs=$BUILD/kernel-patched
+[ "$kind" != debug ] || hdrs=$BUILD/kernel-debug
 ksft=$BUILD/kselftest
 run=$BUILD/run-kselftest-$kind
 
 say "building the selftests: $TARGETS"
-run_logged "$LOGS/kselftest-build.log" make -C "$src" O="$BUILD/kernel-patched" \
+run_logged "$LOGS/kselftest-build.log" make -C "$src" O="$hdrs" \
 	"${KMAKE_VARS[@]}" headers ||
 	die "installing the uapi headers failed"
 run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selftests" \
 	O="$BUILD/kselftest-obj" TARGETS="$TARGETS" \
-	KHDR_INCLUDES="-isystem $BUILD/kernel-patched/usr/include" \
+	KHDR_INCLUDES="-isystem $hdrs/usr/include" \
 	KSFT_INSTALL_PATH="$ksft" install ||
 	die "the selftests did not build"
 
 [ "$kind" != --build-only ] || exit 0
 
+kmemleak=
+[ "$kind" != debug ] || kmemleak=1
 rm -rf "$run"
 mkdir -p "$run"
-"$ROOT/qemu/vm.sh" "$kind" "$run" sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" ||
+extra=()
+if [ "$kind" = debug ]; then
+	# The debug kernel also runs the fuzzers, and is slower.
+	extra=(sh "$ROOT/qemu/guest-fuzz.sh" "$("$ROOT/qemu/fuzz-build.sh")" "$run")
+	export VM_TIMEOUT=${VM_TIMEOUT:-3600}
+fi
+"$ROOT/qemu/vm.sh" "$kind" "$run" sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" "${extra[@]}" ||
 	say "the guest exited with an error (the verdict below says what ran)"
 cat "$run/guest-info" 2>/dev/null || true
 
@@ -35,4 +45,5 @@ python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
 	"$run/console-boot.log" >"$run/kunit.txt" 2>&1 || true
 say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
 python3 "$ROOT/qemu/verdict.py" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
-	--console "$run/console.log" --expected "$ROOT/qemu/expected-failures" | tee "$run/verdict.txt"
+	--console "$run/console.log" --dmesg "$run/dmesg.txt" --guest-info "$run/guest-info" \
+	${kmemleak:+--kmemleak "$run/kmemleak.txt"} --expected "$ROOT/qemu/expected-failures" | tee "$run/verdict.txt"

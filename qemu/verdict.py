@@ -75,15 +75,50 @@ def kunit_cases(group, prefix=""):
         yield from kunit_cases(sub, here)
 
 
+def splats(args):
+    """The kernel reports on the console and, at the end of the run, in dmesg.
+
+    A fuzzer's output interleaved with the console can hide the first line of
+    a report: the kernel's log read at the end of the run has it whole.
+    """
+    found, seen = [], set()
+    for label, path in (("console", args.console), ("dmesg", args.dmesg)):
+        if not path:
+            continue
+        try:
+            with open(path, errors="replace") as f:
+                for line in f:
+                    text = re.sub(r"^\[[ 0-9.]+\] ", "", line.rstrip())
+                    if SPLAT.search(line) and text not in seen:
+                        seen.add(text)
+                        found.append(f"{label}: {line.rstrip()}")
+        except OSError as e:
+            if label == "console":
+                found.append(f"no console log: {e}")
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--ktap", required=True)
-    ap.add_argument("--kunit-json", required=True)
+    ap.add_argument("--ktap")
+    ap.add_argument("--kunit-json")
     ap.add_argument("--console", required=True)
-    ap.add_argument("--expected", required=True)
+    ap.add_argument("--expected")
+    ap.add_argument("--splats-only", action="store_true",
+                    help="only scan the console and dmesg for kernel reports")
+    ap.add_argument("--kmemleak", help="kmemleak's report after the run (debug kernel)")
+    ap.add_argument("--dmesg", help="the guest's dmesg at the end of the run")
+    ap.add_argument("--guest-info", help="the guest's notes: every 'X exited N' must say 0")
     ap.add_argument("--min-kunit", type=int, default=1,
                     help="fewer KUnit cases than this is a failure")
     args = ap.parse_args()
+    if args.splats_only:
+        problems = splats(args)
+        for p in problems:
+            print(f"FAIL  {p}")
+        return 1 if problems else 0
+    if not (args.ktap and args.kunit_json and args.expected):
+        ap.error("--ktap, --kunit-json and --expected are required")
 
     expected = load_expected(args.expected)
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
@@ -117,10 +152,25 @@ def main():
         note = f"  ({expected[name]})" if name in expected else ""
         print(f"{label:5} {name}{note}")
 
-    with open(args.console, errors="replace") as f:
-        splats = [line.rstrip() for line in f if SPLAT.search(line)]
-    for line in splats:
-        problems.append(f"console: {line}")
+    problems += splats(args)
+    if args.guest_info:
+        try:
+            with open(args.guest_info, errors="replace") as f:
+                for line in f:
+                    m = re.match(r"(.*) exited (\d+)$", line.strip())
+                    if m and m.group(2) != "0":
+                        problems.append(f"guest: {line.strip()}")
+        except OSError as e:
+            problems.append(f"no guest notes: {e}")
+
+    if args.kmemleak:
+        try:
+            with open(args.kmemleak, errors="replace") as f:
+                leaks = [line.strip() for line in f if line.startswith("unreferenced object")]
+        except OSError as e:
+            leaks = [f"no kmemleak report: {e}"]
+        for line in leaks:
+            problems.append(f"kmemleak: {line}")
 
     for p in problems:
         print(f"FAIL  {p}")

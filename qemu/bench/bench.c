@@ -7,7 +7,9 @@
  *   uprobe_hits         1e6 calls of a function with a counting uprobe on it
  *   ebpf_load_unload    BPF_PROG_LOAD + close() of a small eBPF program
  *   seccomp_install_exit  fork, install a seccomp filter, exit, reap
- * and the last two again with a KSYMBOL listener on every CPU (_listening).
+ * and the last two again with a KSYMBOL listener on every CPU (_listening);
+ *   kallsyms_read_0     read all of /proc/kallsyms (ns per read, as root)
+ *   kallsyms_read_4000  the same with 4000 live socket filters
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -16,6 +18,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -163,6 +167,38 @@ static void consume(void **rings, int n)
 	}
 }
 
+/* ns to read all of /proc/kallsyms once. */
+static double kallsyms_read(void)
+{
+	static char buf[65536];
+	uint64_t t0 = now_ns();
+	int fd = open("/proc/kallsyms", O_RDONLY);
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	return now_ns() - t0;
+}
+
+/* Sockets with a socket filter each: @n of them, or -1. */
+static int filtered_sockets(int *fds, int n)
+{
+	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
+	struct sock_fprog prog = { .len = 1, .filter = insns };
+	struct rlimit rl = { n + 64, n + 64 };
+	int i;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return -1;
+	for (i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fds[i] < 0 ||
+		    setsockopt(fds[i], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
+			return -1;
+	}
+	return 0;
+}
+
 static void report(const char *name, double *v)
 {
 	int i;
@@ -221,5 +257,22 @@ int main(int argc, char **argv)
 		consume(rings, nl);
 	}
 	report("seccomp_install_exit_listening", v);
+
+	for (i = 0; i < REPEAT; i++)
+		v[i] = kallsyms_read();
+	report("kallsyms_read_0", v);
+	{
+		static int sfds[4000];
+
+		if (filtered_sockets(sfds, 4000)) {
+			perror("socket filters");
+			return 1;
+		}
+		for (i = 0; i < REPEAT; i++)
+			v[i] = kallsyms_read();
+		report("kallsyms_read_4000", v);
+		for (i = 0; i < 4000; i++)
+			close(sfds[i]);
+	}
 	return 0;
 }

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use kernel::c_str;
-//! use kernel::perf::{Event, FormatAttribute, Pmu, Registration};
+//! use kernel::perf::{Event, EventInit, FormatAttribute, Pmu, Prepared, Registration};
 //! use kernel::prelude::*;
 //!
 //! struct Idle;
@@ -24,11 +24,11 @@
 //!     const FORMAT: &'static [FormatAttribute] =
 //!         &[FormatAttribute::new(c_str!("level"), c_str!("config:0-3"))];
 //!
-//!     fn event_init(event: &Event) -> Result {
+//!     fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>> {
 //!         if event.attr_type() != event.pmu_type() {
 //!             return Err(ENOENT);
 //!         }
-//!         Ok(())
+//!         Ok(event.accept())
 //!     }
 //!
 //!     fn add(_event: &Event, _flags: u32) -> Result {
@@ -38,10 +38,11 @@
 //!     fn del(_event: &Event, _flags: u32) {}
 //! }
 //!
-//! let pmu = KBox::pin_init(Registration::<Idle>::new(None), GFP_KERNEL)?;
+//! // Built-in code registers its PMUs for the life of the kernel; a module passes its
+//! // `THIS_MODULE` to `Registration::new` instead.
+//! let pmu = Registration::<Idle>::new_builtin()?;
 //! // Dynamic PMUs get a type number past the fixed `PERF_TYPE_*` ones.
 //! assert!(pmu.pmu_type() >= kernel::bindings::perf_type_id_PERF_TYPE_MAX);
-//! drop(pmu);
 //! # Ok::<(), Error>(())
 //! ```
 
@@ -53,35 +54,17 @@ use crate::{
     str::CStr,
     types::Opaque,
 };
-use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
+use core::{marker::PhantomData, mem::ManuallyDrop, ops::Deref, ptr::NonNull};
 
-/// Returns whether the current task may monitor the system with perf.
-///
-/// This is the C `perfmon_capable()`: true when the task has `CAP_PERFMON` or `CAP_SYS_ADMIN`
-/// in the initial user namespace. As with every capability check, a successful one marks the
-/// task as having used a privilege.
-///
-/// # Examples
-///
-/// Kernel threads, the KUnit runner among them, hold every capability:
-///
-/// ```
-/// assert!(kernel::perf::perfmon_capable());
-/// ```
-pub fn perfmon_capable() -> bool {
+/// Returns whether the current task may monitor the system with perf: the C `perfmon_capable()`.
+fn perfmon_capable() -> bool {
     // SAFETY: `perfmon_capable` only reads the credentials of the current task, which exist in
     // any context that can call into Rust.
     unsafe { bindings::perfmon_capable() }
 }
 
 /// Returns whether the current task has `CAP_SYS_ADMIN` in the initial user namespace.
-///
-/// # Examples
-///
-/// ```
-/// assert!(kernel::perf::sys_admin_capable());
-/// ```
-pub fn sys_admin_capable() -> bool {
+fn sys_admin_capable() -> bool {
     // The capability numbers are small constants of the user-space ABI.
     const CAP_SYS_ADMIN: i32 = bindings::CAP_SYS_ADMIN as i32;
     // SAFETY: `capable` only reads the credentials of the current task, which exist in any
@@ -130,8 +113,9 @@ impl Event {
     ///
     /// # Safety
     ///
-    /// `ptr` must point at a valid `struct perf_event` that stays alive, and whose `attr` and
-    /// `pmu` do not change, for the lifetime `'a`; this holds in the callbacks of its PMU.
+    /// `ptr` must point at a valid `struct perf_event` that stays alive, and whose `pmu` and the
+    /// attributes read here (type, config, config1, config2, sample type) do not change, for the
+    /// lifetime `'a`; this holds in the callbacks of its PMU.
     pub unsafe fn from_raw<'a>(ptr: *mut bindings::perf_event) -> &'a Self {
         // CAST: `Self` is a `repr(transparent)` wrapper around `bindings::perf_event`.
         let ptr = ptr.cast::<Self>();
@@ -144,15 +128,12 @@ impl Event {
         self.0.get()
     }
 
-    fn attr(&self) -> &bindings::perf_event_attr {
-        // SAFETY: By the type invariants the event is valid, and its attributes do not change
-        // while a PMU callback runs.
-        unsafe { &(*self.as_raw()).attr }
-    }
-
     /// Returns the type the event was opened with (`perf_event_attr::type`).
     pub fn attr_type(&self) -> u32 {
-        self.attr().type_
+        // SAFETY: By the type invariants the event is valid; `type` does not change. Each
+        // accessor reads one field: the perf core writes others (the sample period) while the
+        // event lives.
+        unsafe { (*self.as_raw()).attr.type_ }
     }
 
     /// Returns the type number of the PMU the event is being given to.
@@ -169,72 +150,176 @@ impl Event {
 
     /// Returns `perf_event_attr::config`.
     pub fn config(&self) -> u64 {
-        self.attr().config
+        // SAFETY: By the type invariants the event is valid; `config` does not change.
+        unsafe { (*self.as_raw()).attr.config }
     }
 
     /// Returns `perf_event_attr::config1` (for probe PMUs, a user pointer to a name).
     pub fn config1(&self) -> u64 {
-        // SAFETY: Every member of this union is a `u64`.
-        unsafe { self.attr().__bindgen_anon_3.config1 }
+        // SAFETY: By the type invariants the event is valid; `config1` does not change, and every
+        // member of its union is a `u64`.
+        unsafe { (*self.as_raw()).attr.__bindgen_anon_3.config1 }
     }
 
     /// Returns `perf_event_attr::config2` (for probe PMUs, an address or an offset).
     pub fn config2(&self) -> u64 {
-        // SAFETY: Every member of this union is a `u64`.
-        unsafe { self.attr().__bindgen_anon_4.config2 }
+        // SAFETY: By the type invariants the event is valid; `config2` does not change, and every
+        // member of its union is a `u64`.
+        unsafe { (*self.as_raw()).attr.__bindgen_anon_4.config2 }
     }
 
     /// Returns whether the event samples the branch stack (the C `has_branch_stack()`).
     pub fn has_branch_stack(&self) -> bool {
         const BRANCH_STACK: u64 =
             bindings::perf_event_sample_format_PERF_SAMPLE_BRANCH_STACK as u64;
-        self.attr().sample_type & BRANCH_STACK != 0
+        // SAFETY: By the type invariants the event is valid; `sample_type` does not change.
+        unsafe { (*self.as_raw()).attr.sample_type & BRANCH_STACK != 0 }
+    }
+}
+
+/// The release of what an event holds (the C `perf_event::destroy`).
+type Release = unsafe extern "C" fn(*mut bindings::perf_event);
+
+/// An event that the perf core is initialising, given to [`Pmu::event_init`].
+///
+/// It can only be consumed by what makes a [`Prepared`] event: [`EventInit::accept`], or for a
+/// PMU whose events are trace events, [`EventInit::init_kprobe`] or [`EventInit::init_uprobe`].
+/// These, and what sleeps or reads the opener's credentials and memory (capability checks, user
+/// strings), exist only while the event is initialised, in process context, in the opener's
+/// task: the PMU's other callbacks, which may run in atomic context or in an NMI, cannot reach
+/// them. What they prepare is released unless `event_init` returns it.
+pub struct EventInit<'a, T: Pmu> {
+    event: &'a Event,
+    _p: PhantomData<T>,
+}
+
+impl<'a, T: Pmu> Deref for EventInit<'a, T> {
+    type Target = Event;
+
+    fn deref(&self) -> &Event {
+        self.event
+    }
+}
+
+impl<'a, T: Pmu> EventInit<'a, T> {
+    /// Returns whether the opener may monitor the system with perf (the C `perfmon_capable()`:
+    /// `CAP_PERFMON` or `CAP_SYS_ADMIN` in the initial user namespace).
+    ///
+    /// As with every capability check, a successful one marks the task as having used a
+    /// privilege.
+    pub fn perfmon_capable(&self) -> bool {
+        perfmon_capable()
     }
 
-    fn has_trace_event(&self) -> bool {
-        // SAFETY: By the type invariants the event is valid.
-        !unsafe { (*self.as_raw()).tp_event }.is_null()
+    /// Returns whether the opener has `CAP_SYS_ADMIN` in the initial user namespace.
+    pub fn sys_admin_capable(&self) -> bool {
+        sys_admin_capable()
     }
 
-    /// Attaches a new local kprobe to the event, in [`Pmu::event_init`].
+    /// Copies the NUL-terminated string at the opener's address `addr`, of at most `max_len`
+    /// bytes with its NUL (see [`UserCString`]).
+    pub fn user_string(&self, addr: u64, max_len: usize) -> Result<UserCString> {
+        UserCString::copy_from_user(addr, max_len)
+    }
+
+    /// Accepts the event as it is, for a PMU whose events are not trace events.
+    pub fn accept(self) -> Prepared<'a, T> {
+        crate::build_assert!(
+            !T::TRACE_EVENTS,
+            "the events of a trace-event PMU must hold a probe"
+        );
+        Prepared {
+            event: self.event,
+            release: None,
+            _p: PhantomData,
+        }
+    }
+
+    /// Attaches a new local kprobe to the event.
     ///
     /// The probe is on `func` (plus `perf_event_attr::probe_offset`), or at the address
     /// `perf_event_attr::kprobe_addr` when `func` is `None`; on the function's return when
-    /// `retprobe` is set. On success the perf core releases the probe with the event.
+    /// `retprobe` is set. The probe is released with the event, or with the returned
+    /// [`Prepared`] if `event_init` does not return it.
     #[cfg(CONFIG_KPROBE_EVENTS)]
-    pub fn init_kprobe(&self, func: Option<&CStr>, retprobe: bool) -> Result {
+    pub fn init_kprobe(self, func: Option<&CStr>, retprobe: bool) -> Result<Prepared<'a, T>> {
+        crate::build_assert!(T::TRACE_EVENTS, "only trace-event PMUs attach probes");
         let func = func.map_or(core::ptr::null(), CStr::as_char_ptr);
-        // SAFETY: The event is valid and being initialised by its PMU; `func` is null or a valid
-        // string that the callee copies.
-        to_result(unsafe { bindings::perf_local_kprobe_init(self.as_raw(), func, retprobe) })?;
-        // SAFETY: The event is valid and now holds a local kprobe, which
-        // `perf_kprobe_destroy` releases.
-        unsafe { (*self.as_raw()).destroy = Some(bindings::perf_kprobe_destroy) };
-        Ok(())
+        // SAFETY: The event is valid and being initialised by its PMU, in process context;
+        // `func` is null or a valid string that the callee copies.
+        to_result(unsafe {
+            bindings::perf_local_kprobe_init(self.event.as_raw(), func, retprobe)
+        })?;
+        Ok(Prepared {
+            event: self.event,
+            release: Some(bindings::perf_kprobe_destroy),
+            _p: PhantomData,
+        })
     }
 
-    /// Attaches a new local uprobe to the event, in [`Pmu::event_init`].
+    /// Attaches a new local uprobe to the event.
     ///
     /// The probe is in the file at `path`, at the file offset `perf_event_attr::probe_offset`;
     /// on the function's return when `retprobe` is set. A non-zero `ref_ctr_offset` is the file
-    /// offset of the probe's reference counter (its USDT semaphore). On success the perf core
-    /// releases the probe with the event.
+    /// offset of the probe's reference counter (its USDT semaphore). The probe is released with
+    /// the event, or with the returned [`Prepared`] if `event_init` does not return it.
     #[cfg(CONFIG_UPROBE_EVENTS)]
-    pub fn init_uprobe(&self, path: &CStr, ref_ctr_offset: usize, retprobe: bool) -> Result {
-        // SAFETY: The event is valid and being initialised by its PMU; `path` is a valid string
-        // that the callee copies.
+    pub fn init_uprobe(
+        self,
+        path: &CStr,
+        ref_ctr_offset: usize,
+        retprobe: bool,
+    ) -> Result<Prepared<'a, T>> {
+        crate::build_assert!(T::TRACE_EVENTS, "only trace-event PMUs attach probes");
+        // SAFETY: The event is valid and being initialised by its PMU, in process context;
+        // `path` is a valid string that the callee copies.
         to_result(unsafe {
             bindings::perf_local_uprobe_init(
-                self.as_raw(),
+                self.event.as_raw(),
                 path.as_char_ptr(),
                 ref_ctr_offset,
                 retprobe,
             )
         })?;
-        // SAFETY: The event is valid and now holds a local uprobe, which
-        // `perf_uprobe_destroy` releases.
-        unsafe { (*self.as_raw()).destroy = Some(bindings::perf_uprobe_destroy) };
-        Ok(())
+        Ok(Prepared {
+            event: self.event,
+            release: Some(bindings::perf_uprobe_destroy),
+            _p: PhantomData,
+        })
+    }
+}
+
+/// An event that [`Pmu::event_init`] prepared, and returns to the perf core.
+///
+/// If it is dropped instead (`event_init` fails after preparing the event), what was prepared
+/// is released at once, since the perf core releases nothing of an event whose initialisation
+/// failed.
+///
+/// # Invariants
+///
+/// `release`, if any, releases what the event holds, and has not been called.
+pub struct Prepared<'a, T: Pmu> {
+    event: &'a Event,
+    release: Option<Release>,
+    _p: PhantomData<T>,
+}
+
+impl<T: Pmu> Prepared<'_, T> {
+    /// Hands the event over to the perf core: returns the release it must call.
+    fn into_release(self) -> Option<Release> {
+        let release = self.release;
+        core::mem::forget(self);
+        release
+    }
+}
+
+impl<T: Pmu> Drop for Prepared<'_, T> {
+    fn drop(&mut self) {
+        if let Some(release) = self.release {
+            // SAFETY: By the type invariants `release` releases what the event holds, once; the
+            // event is still being initialised, in process context.
+            unsafe { release(self.event.as_raw()) };
+        }
     }
 }
 
@@ -244,7 +329,7 @@ pub const KPROBE_FUNC_MAX: usize = bindings::KSYM_NAME_LEN as usize;
 /// The longest path a uprobe takes, with its NUL (`PATH_MAX`).
 pub const UPROBE_PATH_MAX: usize = bindings::PATH_MAX as usize;
 
-/// A NUL-terminated string copied from user space.
+/// A NUL-terminated string copied from user space, by [`EventInit::user_string`].
 ///
 /// This is what the C `strndup_user()` returns, with the error perf reports for a string that is
 /// too long.
@@ -261,7 +346,8 @@ impl UserCString {
     ///
     /// Fails with `EFAULT` when the string cannot be read, `E2BIG` when it has no NUL within
     /// `max_len` bytes, and `ENOMEM`. An empty string is copied (see [`CStr::is_empty`]).
-    pub fn copy_from_user(addr: u64, max_len: usize) -> Result<Self> {
+    /// It sleeps: [`EventInit::user_string`] is how a PMU calls it.
+    fn copy_from_user(addr: u64, max_len: usize) -> Result<Self> {
         let max_len = max_len.try_into().map_err(|_| EINVAL)?;
         let uptr = addr as usize as *const c_char;
         // SAFETY: `strndup_user` checks the user pointer and reads at most `max_len` bytes.
@@ -329,17 +415,20 @@ pub trait Pmu: 'static {
     const FORMAT: &'static [FormatAttribute] = &[];
 
     /// Whether the PMU's events are trace events: each one that [`Pmu::event_init`] accepts
-    /// holds a trace event (see [`Event::init_kprobe`]), and takes ftrace filters and BPF
-    /// programs like a tracepoint event. An accepted event without one is refused with `EINVAL`.
+    /// holds a probe (see [`EventInit::init_kprobe`]) and takes ftrace filters and BPF
+    /// programs like a tracepoint event. The probe's release is the event's: such a PMU does
+    /// not implement [`Pmu::destroy`].
     const TRACE_EVENTS: bool = false;
 
     /// Checks the event's attributes and prepares it, or says why not.
     ///
     /// `ENOENT` means that the event is not meant for this PMU, and lets the perf core try the
     /// next one.
-    fn event_init(event: &Event) -> Result;
+    fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>>
+    where
+        Self: Sized;
 
-    /// Releases what [`Pmu::event_init`] prepared, when the event is freed.
+    /// Releases what the PMU set up for the event, when the event is freed.
     fn destroy(_event: &Event) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
@@ -377,29 +466,34 @@ impl<T: Pmu> Adapter<T> {
     ///
     /// `event` must be a valid event that the perf core is initialising for this PMU.
     unsafe extern "C" fn event_init_callback(event: *mut bindings::perf_event) -> c_int {
+        crate::build_assert!(
+            !(T::TRACE_EVENTS && T::HAS_DESTROY),
+            "a trace-event PMU's destroy is its probe's"
+        );
         from_result(|| {
-            // SAFETY: By the function requirements `event` is valid during the callback.
-            let ev = unsafe { Event::from_raw(event) };
-            T::event_init(ev)?;
-            if T::TRACE_EVENTS && !ev.has_trace_event() {
-                pr_err!(
-                    "perf: PMU {} accepted an event without a trace event\n",
-                    T::NAME
-                );
-                // SAFETY: The event is valid; its destroy callback, if any, undoes what
-                // `event_init` prepared, and the perf core will not call it for a failed init.
-                unsafe {
-                    if let Some(destroy) = (*event).destroy.take() {
-                        destroy(event);
-                    }
-                }
-                return Err(EINVAL);
+            // SAFETY: By the function requirements `event` is valid, and the perf core set its
+            // PMU, a registered one, whose module is null or valid.
+            let module = unsafe { (*(*event).pmu).module };
+            // While its module initialises, the PMU takes no event: if the init fails, the
+            // registration is dropped and the module freed, and no event may be left to use them.
+            // SAFETY: `module` is null or a valid module.
+            if unsafe { bindings::perf_pmu_module_is_coming(module) } {
+                return Err(ENODEV);
             }
-            if T::HAS_DESTROY {
-                // SAFETY: The event is valid and owned by the perf core, which calls `destroy`
-                // once when it frees the event.
-                unsafe { (*event).destroy = Some(Self::destroy_callback) };
-            }
+            let init = EventInit {
+                // SAFETY: By the function requirements `event` is valid during the callback.
+                event: unsafe { Event::from_raw(event) },
+                _p: PhantomData,
+            };
+            let release = T::event_init(init)?.into_release();
+            let destroy = if T::HAS_DESTROY {
+                Some(Self::destroy_callback as Release)
+            } else {
+                release
+            };
+            // SAFETY: The event is valid and owned by the perf core, which calls `destroy` once
+            // when it frees the event, and never for an event whose initialisation failed.
+            unsafe { (*event).destroy = destroy };
             Ok(0)
         })
     }
@@ -526,18 +620,14 @@ unsafe extern "C" fn format_show(
     len as isize
 }
 
-/// The registration of a PMU with the perf core.
-///
-/// Registers the PMU `T` under [`Pmu::NAME`], with a dynamic type number, when it is
-/// initialised, and unregisters it when dropped.
+/// The C structures of a PMU: `struct pmu` and its sysfs `format` attributes.
 ///
 /// # Invariants
 ///
-/// `registered` says whether `pmu` is registered with the perf core. Once initialised, `pmu`
-/// points at `groups`, which points at `group`, which points at the null-terminated array
-/// `attrs`, which points at the elements of `format`.
-#[pin_data(PinnedDrop)]
-pub struct Registration<T: Pmu> {
+/// Once set up by [`PmuData::register`], `pmu` points at `groups`, which points at `group`,
+/// which points at the null-terminated array `attrs`, which points at the elements of `format`.
+#[pin_data]
+struct PmuData<T: Pmu> {
     #[pin]
     pmu: Opaque<bindings::pmu>,
     #[pin]
@@ -546,36 +636,18 @@ pub struct Registration<T: Pmu> {
     groups: Opaque<[*const bindings::attribute_group; 2]>,
     format: KVec<FormatDeviceAttribute>,
     attrs: KVec<*mut bindings::attribute>,
-    registered: bool,
     _p: PhantomData<T>,
 }
 
-// SAFETY: The registration only gives out the PMU's type number; the perf core may call the
-// PMU's callbacks from any context, and unregistering is allowed from any task.
-unsafe impl<T: Pmu> Send for Registration<T> {}
-
-// SAFETY: `&Registration` only reads the PMU's type number.
-unsafe impl<T: Pmu> Sync for Registration<T> {}
-
-impl<T: Pmu> Registration<T> {
-    /// Creates the PMU and registers it with the perf core.
-    ///
-    /// `module` is the module that holds the PMU's code, which the perf core keeps loaded while
-    /// the PMU has events; built-in code passes `None`.
-    pub fn new(module: Option<&'static ThisModule>) -> impl PinInit<Self, Error> {
-        let module = module.map_or(core::ptr::null_mut(), |m| m.0);
+impl<T: Pmu> PmuData<T> {
+    fn new() -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             pmu: Opaque::uninit(),
             group: Opaque::uninit(),
             groups: Opaque::uninit(),
             format: Self::format_attributes()?,
             attrs: KVec::with_capacity(T::FORMAT.len() + 1, GFP_KERNEL)?,
-            registered: false,
             _p: PhantomData,
-        })
-        .pin_chain(move |this| {
-            // SAFETY: `register` does not move the fields; `this` stays pinned.
-            unsafe { this.get_unchecked_mut().register(module) }
         })
     }
 
@@ -641,28 +713,104 @@ impl<T: Pmu> Registration<T> {
         }
         // SAFETY: `pmu` is fully set up and pinned; `T::NAME` is static; -1 asks for a dynamic
         // type number.
-        to_result(unsafe { bindings::perf_pmu_register(pmu, T::NAME.as_char_ptr(), -1) })?;
+        to_result(unsafe { bindings::perf_pmu_register(pmu, T::NAME.as_char_ptr(), -1) })
+    }
+}
+
+/// The registration of a PMU with the perf core.
+///
+/// Registers the PMU `T` under [`Pmu::NAME`], with a dynamic type number, for as long as the
+/// code of its callbacks is loaded: for the life of the kernel ([`Registration::new_builtin`]),
+/// or of the module that passes its `THIS_MODULE` to [`Registration::new`].
+///
+/// The perf core of this kernel neither waits for nor detaches the events of a PMU that is
+/// unregistered: they keep using its C structures. So a PMU is unregistered only when none of
+/// its events can exist. Each event holds a reference to the PMU's module, so when the module
+/// is being unloaded (its exit drops the registration) no event is left and none can be
+/// created. While the module initialises, the PMU refuses every event (`ENODEV`), so a module
+/// whose init fails may drop the registration too. Dropped at any other time, the registration
+/// leaves the PMU registered and its C structures allocated, and keeps its module loaded for
+/// good.
+///
+/// As for everything a module registers, its code must not outlive it: a registration that a
+/// module leaks (`core::mem::forget`) leaves the PMU registered after the module is unloaded.
+///
+/// # Invariants
+///
+/// `data` is registered with the perf core, with `module` as its module.
+pub struct Registration<T: Pmu> {
+    data: ManuallyDrop<Pin<KBox<PmuData<T>>>>,
+    module: *mut bindings::module,
+}
+
+// SAFETY: The registration only gives out the PMU's type number; the perf core may call the
+// PMU's callbacks from any context, and unregistering is allowed from any task.
+unsafe impl<T: Pmu> Send for Registration<T> {}
+
+// SAFETY: `&Registration` only reads the PMU's type number.
+unsafe impl<T: Pmu> Sync for Registration<T> {}
+
+impl<T: Pmu> Registration<T> {
+    /// Registers the PMU of the module `module`, which the perf core keeps loaded while the PMU
+    /// has events. A module passes its `THIS_MODULE`.
+    pub fn new(module: &'static ThisModule) -> Result<Self> {
+        Self::register(module.as_ptr())
+    }
+
+    /// Registers a PMU of built-in code, for the life of the kernel.
+    ///
+    /// Fails with `EINVAL` when the PMU's code is in a module, which must use
+    /// [`Registration::new`].
+    pub fn new_builtin() -> Result<&'static Self> {
+        let callback = Adapter::<T>::event_init_callback as *const () as usize;
+        // SAFETY: Any address may be looked up.
+        if !unsafe { bindings::perf_pmu_builtin_code(callback) } {
+            return Err(EINVAL);
+        }
+        let registration = KBox::new(Self::register(core::ptr::null_mut())?, GFP_KERNEL)?;
+        Ok(KBox::leak(registration))
+    }
+
+    fn register(module: *mut bindings::module) -> Result<Self> {
+        let mut data = KBox::pin_init(PmuData::new(), GFP_KERNEL)?;
+        // SAFETY: `register` does not move the data, which stays pinned; it is called once, with
+        // a module that is null or valid (`ThisModule` is valid for `'static`).
+        unsafe { data.as_mut().get_unchecked_mut().register(module)? };
         // INVARIANT: The PMU is registered.
-        self.registered = true;
-        Ok(())
+        Ok(Self {
+            data: ManuallyDrop::new(data),
+            module,
+        })
     }
 
     /// Returns the PMU's type number, which user space passes as `perf_event_attr::type`.
     pub fn pmu_type(&self) -> u32 {
-        // SAFETY: By the type invariants `pmu` is initialised, and its type does not change.
-        let type_ = unsafe { (*self.pmu.get()).type_ };
+        // SAFETY: By the type invariants `pmu` is registered, and its type does not change.
+        let type_ = unsafe { (*self.data.pmu.get()).type_ };
         // A registered PMU's type is not negative.
         type_ as u32
     }
 }
 
-#[pinned_drop]
-impl<T: Pmu> PinnedDrop for Registration<T> {
-    fn drop(self: Pin<&mut Self>) {
-        // A registration whose `perf_pmu_register` failed is dropped by its initialiser.
-        if self.registered {
-            // SAFETY: The PMU is registered.
-            unsafe { bindings::perf_pmu_unregister(self.pmu.get()) };
+impl<T: Pmu> Drop for Registration<T> {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants `module` is null or a valid module.
+        if !unsafe { bindings::perf_pmu_module_may_unregister(self.module) } {
+            if !self.module.is_null() {
+                pr_warn!(
+                    "perf: PMU {} dropped while its module is live: left registered\n",
+                    T::NAME
+                );
+                // SAFETY: `module` is a valid, live module: it may not be unloaded any more.
+                unsafe { bindings::perf_pmu_module_pin(self.module) };
+            }
+            return;
         }
+        // SAFETY: By the type invariants the PMU is registered; its module is going away (no
+        // event holds it, and none can take it) or initialising (the PMU took no event), so
+        // none of its events exist; `perf_pmu_unregister` waits for event inits in progress.
+        unsafe { bindings::perf_pmu_unregister(self.data.pmu.get()) };
+        // SAFETY: The perf core no longer uses the C structures; `data` is not used again.
+        unsafe { ManuallyDrop::drop(&mut self.data) };
     }
 }

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Runs inside the debug kernel's guest, after the selftests:
+#   guest-fuzz.sh FUZZER RUNDIR
+# the probe PMU fuzzer and Debian's trinity on the system calls that open
+# probe events and create classic BPF images, as root and as nobody.
+# FUZZ_CALLS (100000) calls each.
+set -u
+fuzz=$1 run=$2
+calls=${FUZZ_CALLS:-100000}
+
+"$fuzz" -n "$calls" -s 1 >"$run/fuzz-root.txt" 2>&1
+echo "probe_fuzz as root exited $?" >>"$run/guest-info"
+"$fuzz" -n "$calls" -s 1 -u >"$run/fuzz-nobody.txt" 2>&1
+echo "probe_fuzz as nobody exited $?" >>"$run/guest-info"
+
+# trinity opens files of /proc, /sys and /dev for its pool of fds: run it
+# in a scratch directory, with only the calls named here.
+mkdir -p "$run/trinity" && cd "$run/trinity" || exit 1
+for who in root nobody; do
+	as=
+	[ "$who" = root ] || as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	timeout 900 $as trinity --dangerous -q -l off -C 2 -N "$calls" \
+		-c perf_event_open -c seccomp -c prctl -c setsockopt -c socket \
+		>"$run/trinity-$who.txt" 2>&1
+	echo "trinity as $who exited $?" >>"$run/guest-info"
+done
