@@ -103,13 +103,13 @@ static struct sock_fprog *classic_filter(int n, uint32_t ret)
 static void sock_churn(unsigned int i)
 {
 	struct sock_fprog *f = classic_filter(2 + i % 4, 0xffff);
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), zero = 0;
 
 	if (s < 0)
 		return fail(W_SOCK, "socket", errno);
 	if (setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, f, sizeof(*f)))
 		fail(W_SOCK, "SO_ATTACH_FILTER", errno);
-	else if (setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0))
+	else if (setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)))
 		fail(W_SOCK, "SO_DETACH_FILTER", errno);
 	else if (setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, f, sizeof(*f)))
 		fail(W_SOCK, "SO_ATTACH_FILTER again", errno);
@@ -256,7 +256,7 @@ static void sampler(void)
 	}
 }
 
-static void listener_churn(unsigned int i)
+static void listener_churn(unsigned int i, int cpu)
 {
 	static struct ksym_listener l;
 	struct perf_event_attr attr;
@@ -273,10 +273,14 @@ static void listener_churn(unsigned int i)
 		ksym_close(&l);
 		return done(W_LISTENER);
 	}
-	/* Inherited by a child that creates and frees a socket filter. */
+	/*
+	 * Inherited by a child that creates and frees a socket filter; on the
+	 * worker's CPU, where the child runs too (an inherited event of any
+	 * CPU cannot be mapped).
+	 */
 	ksym_attr(&attr, 1);
 	attr.inherit = 1;
-	fd = ksym_open_one(&attr, 0, -1, &page);
+	fd = ksym_open_one(&attr, 0, cpu, &page);
 	if (fd < 0)
 		return fail(W_LISTENER, "inherited KSYMBOL listener", -fd);
 	pid = fork();
@@ -404,7 +408,7 @@ static void worker(enum kind k, int cpu, int ncpus)
 			kallsyms_read(k);
 			break;
 		case W_LISTENER:
-			listener_churn(i);
+			listener_churn(i, cpu);
 			break;
 		case W_EBPF:
 			ebpf_churn();
