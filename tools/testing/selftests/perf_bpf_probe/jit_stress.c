@@ -41,19 +41,20 @@ enum kind {
 	W_SAMPLER, W_LISTENER, W_EBPF, W_KPROBE, W_UPROBE, W_HITTER, NKINDS
 };
 
+/* Each kind's test case: a name, then what it does. */
 static const char *const kind_name[NKINDS] = {
-	"socket filter attach/detach/close",
-	"reuseport cbpf attach, refused attach",
-	"seccomp filter fork/install/exit, refused listener",
-	"packet fanout cbpf",
-	"/proc/kallsyms read as root",
-	"/proc/kallsyms read as nobody",
-	"CPU-wide sampling with callchains",
-	"KSYMBOL listeners opened/closed, inherited",
-	"eBPF program load/free",
-	"kprobe PMU open/enable/disable/close with BPF",
-	"uprobe PMU open/enable/disable/close with BPF",
-	"probe hits (getppid, uprobe target)",
+	"sock_filter attach/detach/close",
+	"reuseport attach, refused attach",
+	"seccomp fork/install/exit, refused listener",
+	"packet_fanout cbpf",
+	"kallsyms_root read",
+	"kallsyms_nobody read",
+	"sampling CPU-wide with callchains",
+	"ksymbol_listeners opened/closed, inherited",
+	"ebpf load/free",
+	"kprobe_pmu open/enable/disable/close with BPF",
+	"uprobe_pmu open/enable/disable/close with BPF",
+	"probe_hits getppid, uprobe target",
 };
 
 struct shared {
@@ -621,12 +622,13 @@ int main(void)
 	ksft_print_msg("KSYMBOL records of BPF images: %lu REGISTER, %lu UNREGISTER, %lu LOST\n",
 		       registers, unregisters, lost);
 	ksft_test_result(!lost && registers && !unbalanced(1),
-			 "every REGISTER has its UNREGISTER\n");
+			 "records_pair_up: every REGISTER has its UNREGISTER\n");
 
 	after = listed_images(ex, sizeof(ex));
 	if (after > before)
 		ksft_print_msg("%d images still listed, e.g. %s\n", after, ex);
-	ksft_test_result(after >= 0 && after <= before, "no image of the run left in kallsyms\n");
+	ksft_test_result(after >= 0 && after <= before,
+			 "kallsyms_clean: no image of the run left in kallsyms\n");
 	ksym_close(&l);
 	ksft_finished();
 }
