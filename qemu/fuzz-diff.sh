@@ -13,7 +13,7 @@ for kind in stock patched; do
 	run=$BUILD/run-fuzz-$kind
 	rm -rf "$run"
 	"$ROOT/qemu/vm.sh" "$kind" "$run" \
-		"$bin -n $calls -s $seed >$run/fuzz-root.txt 2>&1; $bin -n $calls -s $seed -u >$run/fuzz-nobody.txt 2>&1; dmesg >$run/dmesg.txt" ||
+		"FUZZ_CALLS=$calls FUZZ_SEED=$seed sh $ROOT/qemu/guest-fuzz.sh $bin $run --no-trinity; dmesg >$run/dmesg.txt" ||
 		die "the fuzzer did not run on the $kind kernel: see $run/"
 	for who in root nobody; do
 		tail -n 1 "$run/fuzz-$who.txt" | grep -q "^probe_fuzz: done, $calls calls" ||

@@ -1,17 +1,18 @@
 #!/bin/sh
-# Runs inside the debug kernel's guest, after the selftests:
-#   guest-fuzz.sh FUZZER RUNDIR
+# Runs inside the guest:
+#   guest-fuzz.sh FUZZER RUNDIR [--no-trinity]
 # the probe PMU fuzzer and Debian's trinity on the system calls that open
 # probe events and create classic BPF images, as root and as nobody.
-# FUZZ_CALLS (100000) calls each.
+# FUZZ_CALLS (100000) calls each, FUZZ_SEED (1) for the fuzzer.
 set -u
 fuzz=$1 run=$2
-calls=${FUZZ_CALLS:-100000}
+calls=${FUZZ_CALLS:-100000} seed=${FUZZ_SEED:-1}
 
-"$fuzz" -n "$calls" -s 1 >"$run/fuzz-root.txt" 2>&1
+"$fuzz" -n "$calls" -s "$seed" >"$run/fuzz-root.txt" 2>&1
 echo "probe_fuzz as root exited $?" >>"$run/guest-info"
-"$fuzz" -n "$calls" -s 1 -u >"$run/fuzz-nobody.txt" 2>&1
+"$fuzz" -n "$calls" -s "$seed" -u >"$run/fuzz-nobody.txt" 2>&1
 echo "probe_fuzz as nobody exited $?" >>"$run/guest-info"
+[ "${3:-}" != --no-trinity ] || exit 0
 
 # trinity opens files of /proc, /sys and /dev for its pool of fds: run it
 # in a scratch directory, with only the calls named here.

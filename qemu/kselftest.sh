@@ -32,7 +32,8 @@ mkdir -p "$run"
 extra=()
 if [ "$kind" = debug ]; then
 	# The debug kernel also runs the fuzzers, and is slower.
-	extra=(sh "$ROOT/qemu/guest-fuzz.sh" "$("$ROOT/qemu/fuzz-build.sh")" "$run")
+	extra=(env "FUZZ_CALLS=${FUZZ_CALLS:-100000}" sh "$ROOT/qemu/guest-fuzz.sh"
+		"$("$ROOT/qemu/fuzz-build.sh")" "$run")
 	export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 fi
 "$ROOT/qemu/vm.sh" "$kind" "$run" sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" "${extra[@]}" ||

@@ -182,7 +182,6 @@ int main(int argc, char **argv)
 	setup_memory();
 	if (readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0)
 		exe[0] = '\0';
-	target_off = (long)probe_target(0); /* keep it linked */
 	{
 		FILE *f = fopen("/proc/self/maps", "r");
 		unsigned long s, e, o;
