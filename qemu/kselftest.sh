@@ -30,14 +30,18 @@ kmemleak=
 rm -rf "$run"
 mkdir -p "$run"
 extra=()
+stress=${STRESS_SECONDS:-20}
 if [ "$kind" = debug ]; then
+	# The stress runs longer on the slower debug kernel.
+	stress=${STRESS_SECONDS:-60}
 	# The debug kernel also runs the fuzzers, and is slower: 20000 calls
 	# of the probe PMU fuzzer (every open probe costs RCU grace periods).
 	extra=(env "FUZZ_CALLS=${FUZZ_CALLS:-20000}" sh "$ROOT/qemu/guest-fuzz.sh"
 		"$("$ROOT/qemu/fuzz-build.sh")" "$run")
 	export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 fi
-"$ROOT/qemu/vm.sh" "$kind" "$run" sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" "${extra[@]}" ||
+"$ROOT/qemu/vm.sh" "$kind" "$run" env "STRESS_SECONDS=$stress" \
+	sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" "${extra[@]}" ||
 	say "the guest exited with an error (the verdict below says what ran)"
 cat "$run/guest-info" 2>/dev/null || true
 
@@ -48,4 +52,5 @@ python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
 say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
 python3 "$ROOT/qemu/verdict.py" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
 	--console "$run/console.log" --dmesg "$run/dmesg.txt" --guest-info "$run/guest-info" \
-	${kmemleak:+--kmemleak "$run/kmemleak.txt"} --expected "$ROOT/qemu/expected-failures" | tee "$run/verdict.txt"
+	${kmemleak:+--kmemleak "$run/kmemleak.txt"} --expected "$ROOT/qemu/expected-failures" \
+	${kmemleak:+--expected "$ROOT/qemu/expected-failures-debug"} | tee "$run/verdict.txt"
