@@ -29,6 +29,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 
+#include "perf_bpf_probe/probe_lib.h"
 #include "perf_bpf_probe/probe_target.h"
 
 static uint64_t rng;
@@ -54,22 +55,6 @@ static uint64_t pick(const uint64_t *v, size_t n)
 
 #define PICK(...) ({ static const uint64_t v_[] = { __VA_ARGS__ }; \
 	pick(v_, sizeof(v_) / sizeof(v_[0])); })
-
-static int pmu_type(const char *pmu)
-{
-	char path[128];
-	int type = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &type) != 1)
-		type = -1;
-	fclose(f);
-	return type;
-}
 
 static long page;
 static char *unterminated;	/* no NUL before the unmapped page */
@@ -145,20 +130,15 @@ static uint64_t *flag_word(struct perf_event_attr *attr)
 	return (uint64_t *)((char *)&attr->read_format + sizeof(attr->read_format));
 }
 
-static int bpf_prog(void)
+/* A socket filter program: the wrong type for a probe event. */
+static int socket_prog(void)
 {
 	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
-	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = 2;
-	a.license = (uintptr_t)"GPL";
-	return syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+	return load_prog(BPF_PROG_TYPE_SOCKET_FILTER, insns, 2, NULL, NULL, 0);
 }
 
 #define RC(x) ((x) < 0 ? -errno : 0)
@@ -197,7 +177,7 @@ int main(int argc, char **argv)
 	}
 	kprobe_type = pmu_type("kprobe");
 	uprobe_type = pmu_type("uprobe");
-	sock_prog = bpf_prog();
+	sock_prog = socket_prog();
 	if (as_nobody && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 			  setresuid(65534, 65534, 65534))) {
 		perror("setuid");

@@ -20,21 +20,6 @@
 #include "ksym_lib.h"
 #include "probe_lib.h"
 
-/* A classic filter that accepts everything, of @n instructions. */
-static struct sock_fprog *classic_filter(int n, uint32_t ret)
-{
-	static struct sock_filter insns[64];
-	static struct sock_fprog prog;
-	int i;
-
-	for (i = 0; i < n - 1; i++)
-		insns[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0);
-	insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
-	prog.len = n;
-	prog.filter = insns;
-	return &prog;
-}
-
 /* Fork a child that installs a seccomp filter, then waits for a byte on @go. */
 static pid_t seccomp_child(int go)
 {

@@ -86,21 +86,6 @@ static void done(enum kind k)
 	__atomic_fetch_add(&sh->ops[k], 1, __ATOMIC_RELAXED);
 }
 
-/* A classic filter of @n instructions returning @ret; the length varies the tag. */
-static struct sock_fprog *classic_filter(int n, uint32_t ret)
-{
-	static struct sock_filter insns[16];
-	static struct sock_fprog prog;
-	int i;
-
-	for (i = 0; i < n - 1; i++)
-		insns[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0);
-	insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
-	prog.len = n;
-	prog.filter = insns;
-	return &prog;
-}
-
 static void sock_churn(unsigned int i)
 {
 	struct sock_fprog *f = classic_filter(2 + i % 4, 0xffff);

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/filter.h>
 #include <linux/perf_event.h>
 
 #define KSYM_PAGES 64
@@ -264,6 +265,24 @@ static inline uint64_t kallsyms_addr(const char *name)
 		}
 	fclose(f);
 	return found;
+}
+
+/*
+ * A classic filter of @n (at most 64) instructions that returns @ret; the
+ * length varies the tag.  Static: valid until the next call.
+ */
+static inline struct sock_fprog *classic_filter(int n, uint32_t ret)
+{
+	static struct sock_filter insns[64];
+	static struct sock_fprog prog;
+	int i;
+
+	for (i = 0; i < n - 1; i++)
+		insns[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0);
+	insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
+	prog.len = n;
+	prog.filter = insns;
+	return &prog;
 }
 
 #endif /* KSYM_LIB_H */
