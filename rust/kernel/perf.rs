@@ -40,9 +40,9 @@
 //!
 //! // Built-in code registers its PMUs for the life of the kernel; a module passes its
 //! // `THIS_MODULE` to `Registration::new` instead.
-//! let pmu = Registration::<Idle>::new_builtin()?;
+//! let pmu_type = Registration::<Idle>::new_builtin()?;
 //! // Dynamic PMUs get a type number past the fixed `PERF_TYPE_*` ones.
-//! assert!(pmu.pmu_type() >= kernel::bindings::perf_type_id_PERF_TYPE_MAX);
+//! assert!(pmu_type >= kernel::bindings::perf_type_id_PERF_TYPE_MAX);
 //! # Ok::<(), Error>(())
 //! ```
 
@@ -757,18 +757,21 @@ impl<T: Pmu> Registration<T> {
         Self::register(module.as_ptr())
     }
 
-    /// Registers a PMU of built-in code, for the life of the kernel.
+    /// Registers a PMU of built-in code, for the life of the kernel; returns its type number.
     ///
     /// Fails with `EINVAL` when the PMU's code is in a module, which must use
     /// [`Registration::new`].
-    pub fn new_builtin() -> Result<&'static Self> {
+    pub fn new_builtin() -> Result<u32> {
         let callback = Adapter::<T>::event_init_callback as *const () as usize;
         // SAFETY: Any address may be looked up.
         if !unsafe { bindings::perf_pmu_builtin_code(callback) } {
             return Err(EINVAL);
         }
-        let registration = KBox::new(Self::register(core::ptr::null_mut())?, GFP_KERNEL)?;
-        Ok(KBox::leak(registration))
+        let registration = Self::register(core::ptr::null_mut())?;
+        let pmu_type = registration.pmu_type();
+        // Never unregistered: the perf core's list of PMUs keeps the C structures referenced.
+        core::mem::forget(registration);
+        Ok(pmu_type)
     }
 
     fn register(module: *mut bindings::module) -> Result<Self> {
