@@ -2,7 +2,8 @@
 # make lint: the series as a maintainer would check it.
 #  - the mirrored files are the ones the series adds (mk/tree.sh check);
 #  - scripts/checkpatch.pl --strict is clean on every patch;
-#  - the Rust files the series adds or changes are rustfmt-clean.
+#  - the Rust files the series adds or changes are rustfmt-clean;
+#  - the test verdict fails the runs it must (qemu/test_verdict.py).
 # Clippy runs in every kernel build (CLIPPY=1 KRUSTFLAGS=-Dwarnings in
 # mk/common.sh), so a clippy finding or a rustc warning fails `make kernel`.
 set -euo pipefail
@@ -29,5 +30,11 @@ if [ -n "$rs" ]; then
 	say "rustfmt --check on $(echo "$rs" | wc -w) Rust files of the series"
 	(cd "$src" && /usr/bin/rustfmt --check --edition 2021 --config-path .rustfmt.toml $rs) || fail=1
 fi
+say "the verdict's own tests"
+mkdir -p "$LOGS"
+python3 "$ROOT/qemu/test_verdict.py" >"$LOGS/test_verdict.log" 2>&1 || {
+	cat "$LOGS/test_verdict.log" >&2
+	fail=1
+}
 [ "$fail" = 0 ] || die "lint found problems (above)"
 say "lint is clean"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make abi-diff: boot the stock and the patched kernel and compare what user
-# space sees of the kprobe and uprobe PMUs (sysfs files and perf_event_open()
-# errors for bad input).  Fails when the two tables differ.
+# space sees of the kprobe and uprobe PMUs (sysfs files, perf_event_open()
+# and ioctl results for bad and unusual input).  Fails when the two tables
+# differ, when either lacks a case of probe_errno.c or a sysfs file, when
+# the table program did not exit 0 on both, or on a kernel report.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
@@ -12,12 +14,28 @@ for kind in stock patched; do
 	"$ROOT/qemu/vm.sh" "$kind" "$run" \
 		"sh $ROOT/qemu/guest-abi.sh $BUILD/kselftest > $run/abi.txt 2>&1" ||
 		die "the guest failed on the $kind kernel: see $run/"
+	python3 "$ROOT/qemu/verdict.py" --splats-only --console "$run/console.log" ||
+		die "the $kind kernel reported a problem (above): see $run/console.log"
 done
 
 stock=$BUILD/run-abi-stock/abi.txt patched=$BUILD/run-abi-patched/abi.txt
-grep -q '^errno: ' "$stock" || die "no errno table from the stock kernel: see $stock"
+# Every case the table program has, on both kernels.
+cases=$(grep -ho -e 'CASE("[^"]*"' -e 'record_count(_metadata, "[^"]*"' \
+	"$BUILD/src-patched/tools/testing/selftests/perf_bpf_probe/probe_errno.c" |
+	sed 's/.*"\([^"]*\)"$/\1/')
+for kind in stock patched; do
+	table=$BUILD/run-abi-$kind/abi.txt
+	grep -qx 'status: probe_errno exited 0' "$table" ||
+		die "probe_errno did not exit 0 on the $kind kernel: see $table"
+	for pmu in kprobe uprobe; do
+		grep -q "^sysfs: $pmu/type: " "$table" || die "no $pmu PMU on the $kind kernel"
+	done
+	for c in $cases; do
+		grep -q "^errno: $c " "$table" || die "no errno case $c on the $kind kernel: see $table"
+	done
+done
 if diff -u "$stock" "$patched"; then
-	say "the tables are identical ($(grep -c '' "$stock") lines): $stock, $patched"
+	say "the tables are identical ($(grep -c '' "$stock") lines, $(echo "$cases" | wc -w) errno cases): $stock, $patched"
 else
 	die "the patched kernel's ABI differs from the stock kernel's (above)"
 fi

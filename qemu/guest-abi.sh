@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs inside the guest: guest-abi.sh KSFT_INSTALL_DIR
 # Prints what user space sees of the kprobe and uprobe PMUs: their sysfs
-# files, and perf_event_open()'s answers to the selftests' bad input.
+# files, perf_event_open()'s and the ioctls' answers to the selftests' bad
+# and unusual input, and the table program's exit status.
 ksft=$1
 
 for pmu in kprobe uprobe; do
@@ -10,4 +11,6 @@ for pmu in kprobe uprobe; do
 		echo "sysfs: $pmu/${f#./}: $(cat "$f" 2>&1 | tr '\n' ' ')"
 	done
 done
-"$ksft/perf_bpf_probe/probe_errno" 2>&1 | sed -n 's/^# errno-table: *//p' | sed 's/^/errno: /'
+"$ksft/perf_bpf_probe/probe_errno" >/tmp/probe_errno.out 2>&1
+echo "status: probe_errno exited $?"
+sed -n 's/^# errno-table: *//p' /tmp/probe_errno.out | sed 's/^/errno: /'

@@ -14,11 +14,15 @@ ksft=$BUILD/kselftest
 run=$BUILD/run-kselftest-$kind
 
 say "building the selftests: $TARGETS"
+# FORCE_TARGETS: a target that does not build fails the build (otherwise the
+# selftests Makefile leaves it out of the run list and exits 0); a fresh
+# install directory: no binary of an earlier build can run.
+rm -rf "$ksft"
 run_logged "$LOGS/kselftest-build.log" make -C "$src" O="$hdrs" \
 	"${KMAKE_VARS[@]}" headers ||
 	die "installing the uapi headers failed"
 run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selftests" \
-	O="$BUILD/kselftest-obj" TARGETS="$TARGETS" \
+	O="$BUILD/kselftest-obj" TARGETS="$TARGETS" FORCE_TARGETS=1 \
 	KHDR_INCLUDES="-isystem $hdrs/usr/include" \
 	KSFT_INSTALL_PATH="$ksft" install ||
 	die "the selftests did not build"
@@ -40,17 +44,26 @@ if [ "$kind" = debug ]; then
 		"$("$ROOT/qemu/fuzz-build.sh")" "$run")
 	export VM_TIMEOUT=${VM_TIMEOUT:-3600}
 fi
+vm_status=0
 "$ROOT/qemu/vm.sh" "$kind" "$run" env "STRESS_SECONDS=$stress" \
-	sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" "${extra[@]}" ||
-	say "the guest exited with an error (the verdict below says what ran)"
+	sh "$ROOT/qemu/guest-kselftest.sh" "$ksft" "$run" "${extra[@]}" || vm_status=$?
 cat "$run/guest-info" 2>/dev/null || true
 
 # KUnit's suites run at boot, before init: parse the console up to there.
 sed '/Run .* as init process/q' "$run/console.log" >"$run/console-boot.log"
+kunit_status=0
 python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
-	"$run/console-boot.log" >"$run/kunit.txt" 2>&1 || true
+	"$run/console-boot.log" >"$run/kunit.txt" 2>&1 || kunit_status=$?
 say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
+# What must run is in qemu/expect/cases; what may differ on this kernel in
+# qemu/expect/all and qemu/expect/$kind.
+expect=(--cases "$ROOT/qemu/expect/cases" --expected "$ROOT/qemu/expect/all")
+[ ! -f "$ROOT/qemu/expect/$kind" ] || expect+=(--expected "$ROOT/qemu/expect/$kind")
+required=(--require-exit run_kselftest.sh)
+[ "$kind" != debug ] || for who in root nobody; do
+	required+=(--require-exit "probe_fuzz as $who" --require-exit "trinity perf_event_open as $who")
+done
 python3 "$ROOT/qemu/verdict.py" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
+	--kunit-status "$kunit_status" --vm-status "$vm_status" "${expect[@]}" "${required[@]}" \
 	--console "$run/console.log" --dmesg "$run/dmesg.txt" --guest-info "$run/guest-info" \
-	${kmemleak:+--kmemleak "$run/kmemleak.txt"} --expected "$ROOT/qemu/expected-failures" \
-	${kmemleak:+--expected "$ROOT/qemu/expected-failures-debug"} | tee "$run/verdict.txt"
+	${kmemleak:+--kmemleak "$run/kmemleak.txt"} | tee "$run/verdict.txt"

@@ -3,15 +3,26 @@
 """Turn one test boot into a verdict.
 
 Reads the KTAP that run_kselftest.sh wrote, the KUnit results that
-tools/testing/kunit/kunit.py parsed from the console (JSON), and the console
-log itself.  Prints every test case, the console splats, and a last line
-"N passed, N failed, N skipped".  Exits 1 when anything failed.
+tools/testing/kunit/kunit.py parsed from the console (JSON), the guest's
+notes and the console log.  Prints every test case, what went wrong, and a
+last line "N passed, N failed, N skipped".  Exits 1 when anything failed.
 
-An upstream test case that cannot pass under emulation is listed, with the
-reason, in qemu/expected-failures: its failure is reported as XFAIL and
-counted as skipped; if it passes, that is reported as XPASS and counted as a
-failure, so the list cannot go stale.  A case listed as ~name (the debug
-kernel's upstream tests that may time out) may pass or fail.
+What must run is committed: qemu/expect/cases names every test case (the
+kselftest cases and the KUnit cases, the Rust doctests by name), and the
+expectation files (qemu/expect/all, plus one per kernel) say, one line each,
+"KIND CASE REASON" where KIND is
+
+  fail    the case must fail here (reported XFAIL, counted as skipped; if it
+          passes, that is XPASS and a failure, so the list cannot go stale)
+  flaky   the case may pass or fail (a failure is reported XFAIL)
+  skip    the case must report SKIP here
+  absent  the case does not exist on this kernel (it must not run)
+
+Anything else fails the run: a listed case that did not run, a case that ran
+but is not listed, a SKIP that is not expected, a KUnit case that crashed
+(ERROR), a KTAP plan that does not match the results, a guest program that
+did not report "exited 0", a non-zero status of the VM or of kunit.py, and
+any kernel report on the console.
 """
 import argparse
 import json
@@ -23,19 +34,30 @@ SPLAT = re.compile(r"BUG:|WARNING:|Oops|KASAN|UBSAN|Call Trace:|"
                    r"hung_task|blocked for more than|Kernel panic")
 TOP = re.compile(r"^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$")
 SUB = re.compile(r"^# (not )?ok \d+ (\S+)(.*)$")
+TOP_PLAN = re.compile(r"^1\.\.(\d+)$")
+SUB_PLAN = re.compile(r"^# 1\.\.(\d+)$")
+KINDS = ("fail", "flaky", "skip", "absent")
 
 
-def load_expected(paths):
-    """{case: (reason, may_pass)}; a name written ~name may pass or fail."""
+def read_list(path):
+    """The non-comment lines of a file, split in words."""
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                yield n, line.split(None, 2)
+
+
+def load_expectations(paths, problems):
+    """{case: (kind, reason)}"""
     expected = {}
     for path in paths:
-        with open(path) as f:
-            for line in f:
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    name, _, reason = line.partition(" ")
-                    may_pass = name.startswith("~")
-                    expected[name.lstrip("~")] = (reason.strip(), may_pass)
+        for n, words in read_list(path):
+            if len(words) < 3 or words[0] not in KINDS:
+                problems.append(f"{path}:{n}: not 'KIND CASE REASON' with KIND one of "
+                                f"{', '.join(KINDS)}")
+                continue
+            expected[words[1]] = (words[0], words[2])
     return expected
 
 
@@ -45,12 +67,30 @@ def status(not_ok, rest):
     return "FAIL" if not_ok else "PASS"
 
 
-def kselftest_cases(path):
-    """Yield (name, status) for each test case, or each program without any."""
-    pending = []
+def kselftest_cases(path, problems):
+    """Yield (name, status) for each test case, or each program without any.
+
+    Checks the plans: each "1..N" of run_kselftest.sh must be followed by N
+    programs, each program's "# 1..M" by M cases.
+    """
+    pending, sub_plan, top_plan, top_seen = [], None, None, 0
+
+    def close_top():
+        if top_plan is not None and top_plan != top_seen:
+            problems.append(f"KTAP: the plan said {top_plan} programs, {top_seen} reported")
+
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
+            m = TOP_PLAN.match(line)
+            if m:
+                close_top()
+                top_plan, top_seen = int(m.group(1)), 0
+                continue
+            m = SUB_PLAN.match(line)
+            if m:
+                sub_plan = int(m.group(1))
+                continue
             m = SUB.match(line)
             if m:
                 pending.append((m.group(2), status(m.group(1), m.group(3))))
@@ -58,8 +98,12 @@ def kselftest_cases(path):
             m = TOP.match(line)
             if not m:
                 continue
+            top_seen += 1
             prog = f"{m.group(2)}:{m.group(3)}"
             prog_status = status(m.group(1), m.group(4))
+            if sub_plan is not None and sub_plan != len(pending):
+                problems.append(f"KTAP: {prog} planned {sub_plan} cases, "
+                                f"reported {len(pending)}")
             for name, st in pending:
                 yield f"{prog}:{name}", st
             # A program that failed though none of its cases did (a timeout,
@@ -67,14 +111,24 @@ def kselftest_cases(path):
             if not pending or (prog_status == "FAIL" and
                                all(st != "FAIL" for _, st in pending)):
                 yield prog, prog_status
-            pending = []
+            pending, sub_plan = [], None
+    if pending:
+        problems.append(f"KTAP: {len(pending)} cases after the last program's result "
+                        "(the run was cut short)")
+    close_top()
+    if top_plan is None:
+        problems.append("KTAP: no plan (run_kselftest.sh did not start)")
+
+
+KUNIT_STATUS = {"PASS": "PASS", "SKIP": "SKIP", "FAIL": "FAIL"}
 
 
 def kunit_cases(group, prefix=""):
     name = group.get("name", "")
     here = prefix + name + "." if name and name != "KUnit Test Group" else prefix
     for case in group.get("test_cases", []):
-        yield "kunit:" + here + case["name"], case["status"]
+        # ERROR (a crashed case) and anything else kunit.py reports is a failure.
+        yield "kunit:" + here + case["name"], KUNIT_STATUS.get(case["status"], "FAIL")
     for sub in group.get("sub_groups", []):
         yield from kunit_cases(sub, here)
 
@@ -102,72 +156,115 @@ def splats(args):
     return found
 
 
+def guest_notes(args, problems):
+    """Every 'X exited N' line must say 0, and every required X must be there."""
+    exited = {}
+    try:
+        with open(args.guest_info, errors="replace") as f:
+            for line in f:
+                m = re.match(r"(.*) exited (\d+)$", line.strip())
+                if m:
+                    exited[m.group(1)] = m.group(2)
+                    if m.group(2) != "0":
+                        problems.append(f"guest: {line.strip()}")
+    except OSError as e:
+        problems.append(f"no guest notes: {e}")
+    for prog in args.require_exit or []:
+        if prog not in exited:
+            problems.append(f"guest: no '{prog} exited 0' (the guest did not get there)")
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ktap")
     ap.add_argument("--kunit-json")
+    ap.add_argument("--kunit-status", type=int, default=0,
+                    help="kunit.py parse's exit status")
+    ap.add_argument("--vm-status", type=int, default=0, help="vm.sh's exit status")
     ap.add_argument("--console", required=True)
+    ap.add_argument("--cases", help="every test case that must run (qemu/expect/cases)")
     ap.add_argument("--expected", action="append",
-                    help="a list of expected failures (may be given more than once)")
+                    help="an expectation file (may be given more than once)")
     ap.add_argument("--splats-only", action="store_true",
                     help="only scan the console and dmesg for kernel reports")
     ap.add_argument("--kmemleak", help="kmemleak's report after the run (debug kernel)")
     ap.add_argument("--dmesg", help="the guest's dmesg at the end of the run")
     ap.add_argument("--guest-info", help="the guest's notes: every 'X exited N' must say 0")
-    ap.add_argument("--min-kunit", type=int, default=1,
-                    help="fewer KUnit cases than this is a failure")
+    ap.add_argument("--require-exit", action="append",
+                    help="a guest program whose 'exited 0' must be in the notes")
     args = ap.parse_args()
     if args.splats_only:
         problems = splats(args)
         for p in problems:
             print(f"FAIL  {p}")
         return 1 if problems else 0
-    if not (args.ktap and args.kunit_json and args.expected):
-        ap.error("--ktap, --kunit-json and --expected are required")
+    if not (args.ktap and args.kunit_json and args.cases and args.guest_info):
+        ap.error("--ktap, --kunit-json, --cases and --guest-info are required")
 
-    expected = load_expected(args.expected)
-    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     problems = []
+    expected = load_expectations(args.expected or [], problems)
+    listed = [words[0] for _, words in read_list(args.cases)]
+    for name in expected:
+        if name not in listed:
+            problems.append(f"expectation for {name}, which is not in {args.cases}")
 
     cases = []
     try:
-        cases += list(kselftest_cases(args.ktap))
+        cases += list(kselftest_cases(args.ktap, problems))
     except OSError as e:
         problems.append(f"no kselftest results: {e}")
-    if not cases:
-        problems.append("the guest ran no kselftest (did it boot?)")
     try:
         with open(args.kunit_json) as f:
-            kunit = list(kunit_cases(json.load(f)))
+            cases += list(kunit_cases(json.load(f)))
     except (OSError, ValueError) as e:
-        kunit = []
         problems.append(f"no KUnit results: {e}")
-    if len(kunit) < args.min_kunit:
-        problems.append(f"{len(kunit)} KUnit cases ran, expected at least {args.min_kunit}")
-    cases += kunit
+    if args.kunit_status:
+        problems.append(f"kunit.py parse exited {args.kunit_status}")
+    if args.vm_status:
+        problems.append(f"the VM exited {args.vm_status}"
+                        + (" (killed: timeout)" if args.vm_status == 124 else ""))
 
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    ran = {}
     for name, st in cases:
+        if name in ran:
+            problems.append(f"{name} reported twice")
+        ran[name] = st
+        kind, reason = expected.get(name, (None, ""))
         label = st
-        if name in expected:
-            if st == "FAIL":
-                st, label = "SKIP", "XFAIL"
-            elif st == "PASS" and not expected[name][1]:
-                st, label = "FAIL", "XPASS"
+        if name not in listed:
+            label = "FAIL" if st == "FAIL" else "NEW"
+            st, reason = "FAIL", f"not in {args.cases}"
+        elif kind == "absent":
+            st, label = "FAIL", st + "!"
+            reason = "should not exist here: " + reason
+        elif kind == "skip":
+            if st != "SKIP":
+                st, label = "FAIL", st + "!"
+                reason = "expected to skip: " + reason
+        elif st == "SKIP":
+            st, label = "FAIL", "SKIP!"
+            reason = "a skip that is not expected"
+        elif kind in ("fail", "flaky") and st == "FAIL":
+            st, label = "SKIP", "XFAIL"
+        elif kind == "fail" and st == "PASS":
+            st, label = "FAIL", "XPASS"
         counts[st] += 1
-        note = f"  ({expected[name][0]})" if name in expected else ""
-        print(f"{label:5} {name}{note}")
+        print(f"{label:5} {name}" + (f"  ({reason})" if reason else ""))
+
+    for name in listed:
+        if name in ran:
+            continue
+        kind, reason = expected.get(name, (None, ""))
+        if kind == "absent":
+            print(f"ABSENT {name}  ({reason})")
+            counts["SKIP"] += 1
+        else:
+            problems.append(f"{name} did not run")
 
     problems += splats(args)
-    if args.guest_info:
-        try:
-            with open(args.guest_info, errors="replace") as f:
-                for line in f:
-                    m = re.match(r"(.*) exited (\d+)$", line.strip())
-                    if m and m.group(2) != "0":
-                        problems.append(f"guest: {line.strip()}")
-        except OSError as e:
-            problems.append(f"no guest notes: {e}")
-
+    guest_notes(args, problems)
     if args.kmemleak:
         try:
             with open(args.kmemleak, errors="replace") as f:

@@ -56,14 +56,14 @@ static int install_seccomp(int n)
 
 static int ebpf_filter(void)
 {
-	struct bpf_insn insns[130];
+	struct bpf_insn insns[1000];
 	int i;
 
 	/* r0 = skb->len, then enough arithmetic to be sampled. */
 	insns[0] = INSN(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1, 0, 0);
-	for (i = 1; i < 129; i++)
+	for (i = 1; i < 999; i++)
 		insns[i] = INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_0, 0, 0, 0);
-	insns[129] = INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	insns[999] = INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	return load_prog(BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), "bpf_workload",
 			 NULL, 0);
 }

@@ -34,11 +34,16 @@ check() {
 	exec 3>"$fifo"
 	bpftrace -e "$probe /pid == $pid/ { @hits = count(); }" >"$out" 2>&1 &
 	local bt=$!
+	# Attached: bpftrace holds the probe's perf event (a fallback to
+	# tracefs would have written the probe there before opening it).
+	attached=
 	for _ in $(seq 600); do
-		grep -q "^Attaching" "$out" && break
+		if ls -l /proc/$bt/fd 2>/dev/null | grep -q 'anon_inode:\[perf_event\]'; then
+			attached=1
+			break
+		fi
 		sleep 0.1
 	done
-	sleep 1
 	listed=$(cat "$tracefs/$events")
 	echo go >&3
 	exec 3>&-
@@ -46,7 +51,11 @@ check() {
 	kill -INT $bt
 	wait $bt
 	n=$(sed -n 's/^@hits: \([0-9]*\)$/\1/p' "$out")
-	if [ -n "$listed" ]; then
+	if [ -z "$attached" ]; then
+		echo "not ok: $name: bpftrace did not open a perf event within 60 s:"
+		sed 's/^/    /' "$out"
+		rc=1
+	elif [ -n "$listed" ]; then
 		echo "not ok: $name: bpftrace attached through tracefs: $listed"
 		rc=1
 	elif [ "$n" != $hits ]; then

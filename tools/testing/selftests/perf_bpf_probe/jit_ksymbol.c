@@ -8,12 +8,19 @@
 #define _GNU_SOURCE
 #include <grp.h>
 #include <sched.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ppp-ioctl.h>
 #include <linux/seccomp.h>
 
 #include "../kselftest_harness.h"
@@ -53,25 +60,64 @@ static int udp_socket(void)
 }
 
 /*
- * The UNREGISTER that pairs with the REGISTER at @i: the next record for the
- * same address (JIT memory is reused), with the same length and name.
+ * The UNREGISTER that pairs with the REGISTER at @i: the next record in time
+ * for the same address (JIT memory is reused), with the same length and name.
  * -1 if there is none yet, -2 if the next one is another REGISTER.
  */
 static int unregister_of(struct ksym_listener *l, int i)
 {
-	int j;
+	int j, next = -1;
 
-	for (j = i + 1; j < l->nrec; j++) {
+	for (j = 0; j < l->nrec; j++) {
 		struct ksym_record *r = &l->rec[j];
 
-		if (r->type != PERF_RECORD_KSYMBOL || r->addr != l->rec[i].addr)
-			continue;
-		if (!(r->flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) ||
-		    r->len != l->rec[i].len || strcmp(r->name, l->rec[i].name))
-			return -2;
-		return j;
+		if (r->type == PERF_RECORD_KSYMBOL && r->addr == l->rec[i].addr &&
+		    r->time > l->rec[i].time && (next < 0 || r->time < l->rec[next].time))
+			next = j;
 	}
-	return -1;
+	if (next < 0)
+		return -1;
+	if (!(l->rec[next].flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) ||
+	    l->rec[next].len != l->rec[i].len || strcmp(l->rec[next].name, l->rec[i].name))
+		return -2;
+	return next;
+}
+
+/*
+ * The REGISTER of a classic image of @kind after the record at @after, with
+ * the symbol's form, listed in /proc/kallsyms at its address while it lives.
+ */
+static int classic_registered(struct __test_metadata *_metadata, struct ksym_listener *l,
+			      int after, const char *kind)
+{
+	char suffix[64];
+	int reg;
+
+	snprintf(suffix, sizeof(suffix), "_%s", kind);
+	reg = ksym_wait(l, after, 0, suffix);
+	if (reg < 0)
+		return reg;
+	EXPECT_TRUE(ksym_is_classic(&l->rec[reg], kind))
+		TH_LOG("%s: len %u, addr %#llx", l->rec[reg].name, l->rec[reg].len,
+		       (unsigned long long)l->rec[reg].addr);
+	EXPECT_TRUE(kallsyms_has(l->rec[reg].name, l->rec[reg].addr))
+		TH_LOG("%s at %#llx not in /proc/kallsyms", l->rec[reg].name,
+		       (unsigned long long)l->rec[reg].addr);
+	return reg;
+}
+
+/* Wait for the UNREGISTER of the REGISTER at @reg; its index or < 0. */
+static int wait_unregister(struct ksym_listener *l, int reg)
+{
+	int u = -1, t;
+
+	for (t = 0; t < 500 && u == -1; t++) {
+		ksym_drain(l);
+		u = unregister_of(l, reg);
+		if (u == -1)
+			usleep(10000);
+	}
+	return u;
 }
 
 FIXTURE(ksym) {
@@ -165,40 +211,34 @@ TEST_F(ksym, ebpf_program_and_subprograms)
 		EXPECT_EQ(lens[k], r->len);
 		EXPECT_EQ(PERF_RECORD_KSYMBOL_TYPE_BPF, r->ksym_type);
 		EXPECT_EQ(r->addr, kallsyms_addr(r->name)) TH_LOG("%s", r->name);
-		EXPECT_LT(reg[i], bpf_load);
+		EXPECT_LT(r->time, self->l.rec[bpf_load].time);
 	}
 
 	close(fd);
-	for (i = 0; i < n; i++) {
-		int u = -1, t;
-
-		for (t = 0; t < 500 && u < 0; t++) {
-			ksym_drain(&self->l);
-			u = unregister_of(&self->l, reg[i]);
-			if (u < 0)
-				usleep(10000);
-		}
-		EXPECT_LE(0, u) TH_LOG("no single UNREGISTER for %s", self->l.rec[reg[i]].name);
-	}
+	for (i = 0; i < n; i++)
+		EXPECT_LE(0, wait_unregister(&self->l, reg[i]))
+			TH_LOG("no single UNREGISTER for %s", self->l.rec[reg[i]].name);
 }
 
 TEST_F(ksym, seccomp_filter)
 {
 	int reg, unreg;
-	pid_t pid = seccomp_child(-1);
 
-	ASSERT_EQ(0, reap(pid));
-	reg = ksym_wait(&self->l, 0, 0, "_seccomp");
+	int go[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	pid = seccomp_child(go[0]);
+	reg = classic_registered(_metadata, &self->l, -1, "seccomp");
 	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the seccomp filter");
-	EXPECT_EQ(PERF_RECORD_KSYMBOL_TYPE_BPF, self->l.rec[reg].ksym_type);
-	EXPECT_LT(0, self->l.rec[reg].len);
 	EXPECT_EQ((uint32_t)pid, self->l.rec[reg].pid);
 	/* Freed when the child is reaped. */
-	unreg = ksym_wait(&self->l, reg + 1, 1, "_seccomp");
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(0, reap(pid));
+	unreg = wait_unregister(&self->l, reg);
 	ASSERT_LE(0, unreg) TH_LOG("no UNREGISTER record for the seccomp filter");
-	EXPECT_EQ(self->l.rec[reg].addr, self->l.rec[unreg].addr);
-	EXPECT_EQ(self->l.rec[reg].len, self->l.rec[unreg].len);
-	EXPECT_STREQ(self->l.rec[reg].name, self->l.rec[unreg].name);
+	close(go[0]);
+	close(go[1]);
 }
 
 TEST_F(ksym, socket_filter_attach_detach_close)
@@ -208,22 +248,17 @@ TEST_F(ksym, socket_filter_attach_detach_close)
 
 	ASSERT_LE(0, s);
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
-	reg = ksym_wait(&self->l, 0, 0, "_sock_filter");
+	reg = classic_registered(_metadata, &self->l, -1, "sock_filter");
 	ASSERT_LE(0, reg);
-	EXPECT_LT(0, self->l.rec[reg].len);
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_DETACH_FILTER, &zero, sizeof(zero)));
-	unreg = ksym_wait(&self->l, reg + 1, 1, "_sock_filter");
+	unreg = wait_unregister(&self->l, reg);
 	ASSERT_LE(0, unreg) TH_LOG("no UNREGISTER after SO_DETACH_FILTER");
-	EXPECT_EQ(self->l.rec[reg].addr, self->l.rec[unreg].addr);
 
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
-	reg = ksym_wait(&self->l, unreg + 1, 0, "_sock_filter");
+	reg = classic_registered(_metadata, &self->l, unreg, "sock_filter");
 	ASSERT_LE(0, reg);
 	close(s);
-	unreg = ksym_wait(&self->l, reg + 1, 1, "_sock_filter");
-	ASSERT_LE(0, unreg) TH_LOG("no UNREGISTER after close()");
-	EXPECT_EQ(self->l.rec[reg].addr, self->l.rec[unreg].addr);
-	EXPECT_EQ(self->l.rec[reg].len, self->l.rec[unreg].len);
+	ASSERT_LE(0, wait_unregister(&self->l, reg)) TH_LOG("no UNREGISTER after close()");
 }
 
 TEST_F(ksym, reuseport_cbpf)
@@ -234,14 +269,45 @@ TEST_F(ksym, reuseport_cbpf)
 	ASSERT_LE(0, s);
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)));
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, prog, sizeof(*prog)));
-	reg = ksym_wait(&self->l, 0, 0, "_reuseport_cbpf");
+	reg = classic_registered(_metadata, &self->l, -1, "reuseport_cbpf");
 	ASSERT_LE(0, reg);
 	close(s);
-	EXPECT_LE(0, ksym_wait(&self->l, reg + 1, 1, "_reuseport_cbpf"));
+	EXPECT_LE(0, wait_unregister(&self->l, reg));
+}
+
+/* The filter of a packet fanout group (PACKET_FANOUT_DATA). */
+TEST_F(ksym, packet_fanout)
+{
+	struct sock_fprog *prog = classic_filter(3, 0);
+	int s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL)), reg;
+	int fanout = (getpid() & 0xffff) | (PACKET_FANOUT_CBPF << 16);
+
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, setsockopt(s, SOL_PACKET, PACKET_FANOUT, &fanout, sizeof(fanout)));
+	ASSERT_EQ(0, setsockopt(s, SOL_PACKET, PACKET_FANOUT_DATA, prog, sizeof(*prog)));
+	reg = classic_registered(_metadata, &self->l, -1, "packet_fanout");
+	ASSERT_LE(0, reg);
+	close(s);
+	EXPECT_LE(0, wait_unregister(&self->l, reg));
+}
+
+/* Other bpf_prog_create() users, here PPP's pass filter: the "cbpf" kind. */
+TEST_F(ksym, ppp_pass_filter_cbpf)
+{
+	struct sock_fprog *prog = classic_filter(5, 1);
+	int fd = open("/dev/ppp", O_RDWR | O_CLOEXEC), unit = -1, reg;
+
+	ASSERT_LE(0, fd) TH_LOG("/dev/ppp: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PPPIOCNEWUNIT, &unit)) TH_LOG("PPPIOCNEWUNIT: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PPPIOCSPASS, prog)) TH_LOG("PPPIOCSPASS: %s", strerror(errno));
+	reg = classic_registered(_metadata, &self->l, -1, "cbpf");
+	ASSERT_LE(0, reg);
+	close(fd);
+	EXPECT_LE(0, wait_unregister(&self->l, reg));
 }
 
 /* Every REGISTER has exactly one UNREGISTER, however many come and go. */
-TEST_F(ksym, thousand_cycles_pair_up)
+TEST_F_TIMEOUT(ksym, thousand_cycles_pair_up, 240)
 {
 	struct sock_fprog *prog = classic_filter(3, 0xffff);
 	int i, regs = 0, unregs = 0, t;
@@ -308,9 +374,9 @@ TEST_F(ksym, tag_same_under_jit_harden)
 	ASSERT_EQ(0, sysctl_swap(harden, old, NULL, 0));
 	ASSERT_EQ(0, r1);
 	ASSERT_EQ(0, r2);
-	r1 = ksym_wait(&self->l, 0, 0, "_sock_filter");
+	r1 = ksym_wait(&self->l, -1, 0, "_sock_filter");
 	ASSERT_LE(0, r1);
-	r2 = ksym_wait(&self->l, r1 + 1, 0, "_sock_filter");
+	r2 = ksym_wait(&self->l, r1, 0, "_sock_filter");
 	ASSERT_LE(0, r2);
 	EXPECT_STREQ(self->l.rec[r1].name, self->l.rec[r2].name);
 	EXPECT_NE(self->l.rec[r1].addr, self->l.rec[r2].addr);
@@ -372,10 +438,10 @@ TEST_F(ksym, classic_images_listed_to_who_sees_addresses)
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
 	fd = load_prog(BPF_PROG_TYPE_SOCKET_FILTER, insns, ARRAY_SIZE(insns), "ksym_seen", NULL, 0);
 	ASSERT_LE(0, fd);
-	reg = ksym_wait(&self->l, 0, 0, "_sock_filter");
+	reg = ksym_wait(&self->l, -1, 0, "_sock_filter");
 	ASSERT_LE(0, reg);
 	snprintf(classic, sizeof(classic), "%s", self->l.rec[reg].name);
-	reg = ksym_wait(&self->l, 0, 0, "_ksym_seen");
+	reg = ksym_wait(&self->l, -1, 0, "_ksym_seen");
 	ASSERT_LE(0, reg);
 	snprintf(ebpf, sizeof(ebpf), "%s", self->l.rec[reg].name);
 
@@ -458,46 +524,74 @@ TEST(seccomp_filter_in_kallsyms)
 /* attr.ksymbol = 0: no KSYMBOL records. */
 TEST(no_ksymbol_no_records)
 {
-	struct ksym_listener *l = calloc(1, sizeof(*l));
+	struct ksym_listener *l = calloc(1, sizeof(*l)), *seen = calloc(1, sizeof(*seen));
 	struct sock_fprog *prog = classic_filter(4, 0xffff);
-	int s = udp_socket(), i;
+	int s = udp_socket(), i, reg;
 
 	ASSERT_EQ(0, ksym_listen(l, 0));
+	ASSERT_EQ(0, ksym_listen(seen, 1));
 	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
 	close(s);
 	ASSERT_EQ(0, reap(seccomp_child(-1)));
-	usleep(200000);
+	/* The last record, sent to every listener at once: @seen has it. */
+	reg = ksym_wait(seen, -1, 0, "_seccomp");
+	ASSERT_LE(0, reg);
+	ASSERT_LE(0, wait_unregister(seen, reg));
 	ksym_drain(l);
 	for (i = 0; i < l->nrec; i++)
 		EXPECT_NE(PERF_RECORD_KSYMBOL, l->rec[i].type);
+	ksym_close(seen);
 	ksym_close(l);
+	free(seen);
 	free(l);
 }
 
+/* A socket filter attached and freed, and a seccomp filter installed; 0 or < 0. */
+static int install_filters(void)
+{
+	struct sock_fprog *prog = classic_filter(4, 0xffff);
+	int s = udp_socket();
+
+	if (setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)))
+		return -1;
+	close(s);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, classic_filter(5, SECCOMP_RET_ALLOW)))
+		return -2;
+	return 0;
+}
+
 /*
- * A self-monitoring event with attr.ksymbol: the records of the filters the
- * task installs itself, with their addresses for a privileged opener, and
- * none for an unprivileged one at perf_event_paranoid 2.
+ * In a child, as root or as nobody: a self-monitoring event with
+ * attr.ksymbol (inherited by the task's children with @inherit), then the
+ * filters of install_filters() installed by the task itself, or by a child
+ * it forks.  Tells the parent on @ready, waits on @seen until the parent has
+ * seen the records on its own listener, then returns what its event got:
+ * 1 records with addresses, 2 records without, 0 none; >= 0x40 an error.
  */
-static int self_monitor_filters(int unprivileged)
+static int self_monitor_filters(int unprivileged, int inherit, int ready, int seen)
 {
 	struct ksym_listener *l = calloc(1, sizeof(*l));
-	struct sock_fprog *prog = classic_filter(4, 0xffff);
-	int s, i, found = 0;
+	int i, found = 0;
+	char c;
 
 	if (unprivileged && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 			     setresuid(65534, 65534, 65534)))
-		return -1;
-	if (ksym_listen_self(l, 1))
-		return -2;
-	s = udp_socket();
-	if (setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)))
-		return -3;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, classic_filter(5, SECCOMP_RET_ALLOW)))
-		return -4;
-	close(s);
-	usleep(100000);
+		return 0x40;
+	if (ksym_listen_self(l, 1, inherit))
+		return 0x41;
+	if (inherit) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(install_filters() ? 1 : 0);
+		if (reap(pid))
+			return 0x42;
+	} else if (install_filters()) {
+		return 0x43;
+	}
+	if (write(ready, "x", 1) != 1 || read(seen, &c, 1) != 1)
+		return 0x44;
 	ksym_drain(l);
 	for (i = 0; i < l->nrec; i++)
 		if (l->rec[i].type == PERF_RECORD_KSYMBOL)
@@ -505,20 +599,40 @@ static int self_monitor_filters(int unprivileged)
 	return found;
 }
 
-static int run_in_child(int unprivileged)
+static int run_in_child(int unprivileged, int inherit)
 {
-	pid_t pid = fork();
+	struct ksym_listener *all = calloc(1, sizeof(*all));
+	int ready[2], seen[2], reg = -1, ret;
+	pid_t pid;
+	char c;
 
+	if (ksym_listen(all, 1) || pipe(ready) || pipe(seen))
+		return -1;
+	/* A child that failed early has closed its end of @seen. */
+	signal(SIGPIPE, SIG_IGN);
+	pid = fork();
 	if (pid == 0)
-		_exit(self_monitor_filters(unprivileged) & 0x7f);
-	return reap(pid);
+		_exit(self_monitor_filters(unprivileged, inherit, ready[1], seen[0]));
+	close(ready[1]);
+	close(seen[0]);
+	/* Records are sent as filters are installed: once root's has them, all have. */
+	if (read(ready[0], &c, 1) == 1)
+		reg = ksym_wait(all, -1, 0, "_seccomp");
+	if (write(seen[1], "x", 1) != 1)
+		reg = -1;
+	close(ready[0]);
+	close(seen[1]);
+	ret = reap(pid);
+	ksym_close(all);
+	free(all);
+	return reg < 0 ? -1 : ret;
 }
 
 TEST(self_monitoring_addresses)
 {
 	char old[16] = "";
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r+");
-	int privileged, unprivileged;
+	int privileged, unprivileged, inherited, unprivileged_inherited;
 
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
@@ -529,8 +643,10 @@ TEST(self_monitoring_addresses)
 	fputs("2", f);
 	fclose(f);
 
-	privileged = run_in_child(0);
-	unprivileged = run_in_child(1);
+	privileged = run_in_child(0, 0);
+	unprivileged = run_in_child(1, 0);
+	inherited = run_in_child(0, 1);
+	unprivileged_inherited = run_in_child(1, 1);
 
 	f = fopen("/proc/sys/kernel/perf_event_paranoid", "w");
 	fputs(old, f);
@@ -539,6 +655,10 @@ TEST(self_monitoring_addresses)
 	/* 1: records, with addresses; 0: no records */
 	EXPECT_EQ(1, privileged) TH_LOG("root's own filters: %d", privileged);
 	EXPECT_EQ(0, unprivileged) TH_LOG("nobody's own filters: %d", unprivileged);
+	/* An inherited event: the rule of the event that was opened. */
+	EXPECT_EQ(1, inherited) TH_LOG("root's child's filters: %d", inherited);
+	EXPECT_EQ(0, unprivileged_inherited)
+		TH_LOG("nobody's child's filters: %d", unprivileged_inherited);
 }
 
 TEST_HARNESS_MAIN

@@ -607,13 +607,13 @@ int main(void)
 	ksft_print_msg("KSYMBOL records of BPF images: %lu REGISTER, %lu UNREGISTER, %lu LOST\n",
 		       registers, unregisters, lost);
 	ksft_test_result(!lost && registers && !unbalanced(1),
-			 "records_pair_up: every REGISTER has its UNREGISTER\n");
+			 "records_pair_up (every REGISTER has its UNREGISTER)\n");
 
 	after = listed_images(ex, sizeof(ex));
 	if (after > before)
 		ksft_print_msg("%d images still listed, e.g. %s\n", after, ex);
 	ksft_test_result(after >= 0 && after <= before,
-			 "kallsyms_clean: no image of the run left in kallsyms\n");
+			 "kallsyms_clean (no image of the run left in kallsyms)\n");
 	ksym_close(&l);
 	ksft_finished();
 }

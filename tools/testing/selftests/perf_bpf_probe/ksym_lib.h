@@ -77,36 +77,46 @@ static inline void ksym_attr(struct perf_event_attr *attr, int ksymbol)
 	attr->clockid = CLOCK_MONOTONIC;
 }
 
-/* One listener per CPU (pid -1); 0 or -errno. */
-static inline int ksym_listen(struct ksym_listener *l, int ksymbol)
+/* Events of @attr for @pid on every CPU; 0 or -errno. */
+static inline int ksym_listen_attr(struct ksym_listener *l, struct perf_event_attr *attr,
+				   pid_t pid)
 {
-	struct perf_event_attr attr;
 	int cpu;
 
 	memset(l, 0, sizeof(*l));
-	ksym_attr(&attr, ksymbol);
 	l->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (l->ncpus > MAX_CPUS)
 		l->ncpus = MAX_CPUS;
 	for (cpu = 0; cpu < l->ncpus; cpu++) {
-		l->fd[cpu] = ksym_open_one(&attr, -1, cpu, &l->page[cpu]);
+		l->fd[cpu] = ksym_open_one(attr, pid, cpu, &l->page[cpu]);
 		if (l->fd[cpu] < 0)
 			return l->fd[cpu];
 	}
 	return 0;
 }
 
-/* A self-monitoring listener of the current task (pid 0, any CPU). */
-static inline int ksym_listen_self(struct ksym_listener *l, int exclude_kernel)
+/* One listener per CPU (pid -1), as perf record -a has. */
+static inline int ksym_listen(struct ksym_listener *l, int ksymbol)
 {
 	struct perf_event_attr attr;
 
-	memset(l, 0, sizeof(*l));
+	ksym_attr(&attr, ksymbol);
+	return ksym_listen_attr(l, &attr, -1);
+}
+
+/*
+ * A self-monitoring listener of the current task (pid 0), and with @inherit
+ * of the children it forks after: one event per CPU, as perf record has
+ * (an inherited event can be mmapped only if it is bound to a CPU).
+ */
+static inline int ksym_listen_self(struct ksym_listener *l, int exclude_kernel, int inherit)
+{
+	struct perf_event_attr attr;
+
 	ksym_attr(&attr, 1);
 	attr.exclude_kernel = exclude_kernel;
-	l->ncpus = 1;
-	l->fd[0] = ksym_open_one(&attr, 0, -1, &l->page[0]);
-	return l->fd[0] < 0 ? l->fd[0] : 0;
+	attr.inherit = inherit;
+	return ksym_listen_attr(l, &attr, 0);
 }
 
 static inline void ksym_close(struct ksym_listener *l)
@@ -168,11 +178,15 @@ static inline void ksym_parse(struct ksym_record *r, const char *buf, size_t siz
 	memcpy(&r->cpu, buf + off + 16, 4);
 }
 
-/* Move the KSYMBOL and BPF_EVENT records of every ring into l->rec, by time. */
+/*
+ * Append the new KSYMBOL and BPF_EVENT records of every ring to l->rec.
+ * Records stay where they were appended (an index stays valid); the rings
+ * are per CPU, so l->rec is not in time order: search by time.
+ */
 static inline void ksym_drain(struct ksym_listener *l)
 {
 	size_t size = KSYM_PAGES * sysconf(_SC_PAGESIZE);
-	int cpu, i, j;
+	int cpu;
 
 	for (cpu = 0; cpu < l->ncpus; cpu++) {
 		struct perf_event_mmap_page *pg = l->page[cpu];
@@ -202,14 +216,6 @@ static inline void ksym_drain(struct ksym_listener *l)
 		}
 		__atomic_store_n(&pg->data_tail, l->tail[cpu], __ATOMIC_RELEASE);
 	}
-	/* Insertion sort by time: side-band records of one event are per CPU. */
-	for (i = 1; i < l->nrec; i++) {
-		struct ksym_record r = l->rec[i];
-
-		for (j = i; j > 0 && l->rec[j - 1].time > r.time; j--)
-			l->rec[j] = l->rec[j - 1];
-		l->rec[j] = r;
-	}
 }
 
 static inline int ksym_is(const struct ksym_record *r, int unregister, const char *suffix)
@@ -221,31 +227,72 @@ static inline int ksym_is(const struct ksym_record *r, int unregister, const cha
 	       n >= m && !strcmp(r->name + n - m, suffix);
 }
 
-/* The index of the first record after @from matching; -1 if none. */
-static inline int ksym_find(struct ksym_listener *l, int from, int unregister, const char *suffix)
+/*
+ * The earliest record later than the record at index @after (any record if
+ * @after is -1) that matches; -1 if none.
+ */
+static inline int ksym_find(struct ksym_listener *l, int after, int unregister,
+			    const char *suffix)
 {
-	int i;
+	int i, found = -1;
 
-	for (i = from; i < l->nrec; i++)
-		if (ksym_is(&l->rec[i], unregister, suffix))
-			return i;
-	return -1;
+	for (i = 0; i < l->nrec; i++)
+		if (ksym_is(&l->rec[i], unregister, suffix) && i != after &&
+		    (after < 0 || l->rec[i].time > l->rec[after].time) &&
+		    (found < 0 || l->rec[i].time < l->rec[found].time))
+			found = i;
+	return found;
 }
 
 /* Drain until a record matches or 5 s pass (images are freed after RCU). */
-static inline int ksym_wait(struct ksym_listener *l, int from, int unregister,
+static inline int ksym_wait(struct ksym_listener *l, int after, int unregister,
 			    const char *suffix)
 {
 	int i, t;
 
 	for (t = 0; t < 500; t++) {
 		ksym_drain(l);
-		i = ksym_find(l, from, unregister, suffix);
+		i = ksym_find(l, after, unregister, suffix);
 		if (i >= 0)
 			return i;
 		usleep(10000);
 	}
 	return -1;
+}
+
+/*
+ * @r is a classic image's record: named bpf_prog_<16 hex digits of the
+ * tag>_<kind>, with a length and a kernel address.
+ */
+static inline int ksym_is_classic(const struct ksym_record *r, const char *kind)
+{
+	const char *p = r->name;
+	int i;
+
+	if (strncmp(p, "bpf_prog_", 9))
+		return 0;
+	for (p += 9, i = 0; i < 16; i++, p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return *p == '_' && !strcmp(p + 1, kind) && r->len > 0 && r->addr >> 63 &&
+	       r->ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF;
+}
+
+/* /proc/kallsyms lists @name at @addr as a BPF image ("[bpf]"). */
+static inline int kallsyms_has(const char *name, uint64_t addr)
+{
+	char line[512], sym[256], mod[16], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s %15s", &a, &type, sym, mod) == 4 &&
+			a == addr && !strcmp(sym, name) && !strcmp(mod, "[bpf]");
+	fclose(f);
+	return found;
 }
 
 /* The address of the symbol named @name in /proc/kallsyms, 0 if none. */

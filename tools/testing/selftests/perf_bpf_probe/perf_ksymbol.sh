@@ -23,10 +23,15 @@ mkfifo "$tmp/go"
 "$here/bpf_workload" 6 <"$tmp/go" >"$tmp/workload.out" 2>&1 &
 workload=$!
 exec 3>"$tmp/go"
-for _ in $(seq 100); do
+for _ in $(seq 600); do
 	grep -q "seccomp filter installed" "$tmp/workload.out" && break
 	sleep 0.1
 done
+if ! grep -q "seccomp filter installed" "$tmp/workload.out"; then
+	echo "not ok: the workload did not install its first filter within 60 s"
+	cat "$tmp/workload.out"
+	exit 1
+fi
 
 grep -E 'bpf_prog_[0-9a-f]{16}_seccomp' /proc/kallsyms >"$tmp/kallsyms.before"
 # perf starts its command once it records: the command lets the workload go.
@@ -48,6 +53,14 @@ expect() {
 		rc=1
 	fi
 }
+# Enough samples that each image's share of them is not luck.
+samples=$(grep -c 'cpu-clock' "$tmp/script.out")
+if [ "$samples" -ge 500 ]; then
+	echo "ok: $samples samples"
+else
+	echo "not ok: $samples samples, fewer than 500"
+	rc=1
+fi
 expect "the first seccomp filter in /proc/kallsyms" "$tmp/kallsyms.before" \
 	'bpf_prog_[0-9a-f]{16}_seccomp.*\[bpf\]'
 expect "KSYMBOL record of the second seccomp filter" "$tmp/script.out" \

@@ -94,8 +94,13 @@ TEST_F(kprobe, disabled_event_counts_nothing)
 	close(fd);
 }
 
-/* Every hit is a sample from this task, at the probed function. */
-TEST_F(kprobe, samples_into_ring_buffer)
+/*
+ * Open a sampling probe event (every hit a sample of IP and TID), call
+ * @hit(HITS), and collect the sampled IPs of this thread into @ips; the
+ * number of samples, or -errno.  @others counts samples of other threads.
+ */
+static int sample_ips(const char *pmu, uint64_t config, uint64_t config1, uint64_t config2,
+		      void (*hit)(int), uint64_t *ips, int *others)
 {
 	struct perf_event_attr attr = {
 		.sample_period = 1,
@@ -104,16 +109,21 @@ TEST_F(kprobe, samples_into_ring_buffer)
 	};
 	long page = sysconf(_SC_PAGESIZE);
 	struct perf_event_mmap_page *meta;
-	int fd, samples = 0, others = 0;
+	int fd, n = 0;
 	uint64_t tail, head;
 	char *data;
 
-	fd = probe_open_attr(&attr, "kprobe", 0, (uintptr_t)self->func, 0);
-	ASSERT_LE(0, fd) TH_LOG("%s", strerror(-fd));
+	*others = 0;
+	fd = probe_open_attr(&attr, pmu, config, config1, config2);
+	if (fd < 0)
+		return fd;
 	meta = mmap(NULL, 17 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_NE(MAP_FAILED, meta);
+	if (meta == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
 	data = (char *)meta + page;
-	trigger_getppid(HITS);
+	hit(HITS);
 	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	for (tail = 0; tail < head;) {
 		struct perf_event_header *hdr = (void *)(data + tail % (16 * page));
@@ -122,19 +132,101 @@ TEST_F(kprobe, samples_into_ring_buffer)
 			uint64_t *ip = (void *)(hdr + 1);
 			uint32_t *pid = (void *)(ip + 1);
 
-			/* The sampled IP is at the probe (x86 reports it past the int3). */
-			if (*ip - self->addr < 16 && pid[0] == (uint32_t)getpid() &&
-			    pid[1] == (uint32_t)gettid())
-				samples++;
+			if (pid[0] == (uint32_t)getpid() && pid[1] == (uint32_t)gettid() &&
+			    n < HITS)
+				ips[n++] = *ip;
 			else
-				others++;
+				(*others)++;
 		}
 		tail += hdr->size;
 	}
-	EXPECT_EQ(HITS, samples);
-	EXPECT_EQ(0, others);
 	munmap(meta, 17 * page);
 	close(fd);
+	return n;
+}
+
+/* All @n IPs are the same; 0 if not. */
+static uint64_t same_ip(const uint64_t *ips, int n)
+{
+	int i;
+
+	for (i = 1; i < n; i++)
+		if (ips[i] != ips[0])
+			return 0;
+	return n ? ips[0] : 0;
+}
+
+/* Every hit is a sample from this task, at the probed function. */
+TEST_F(kprobe, samples_into_ring_buffer)
+{
+	uint64_t ips[HITS];
+	int n, others;
+
+	n = sample_ips("kprobe", 0, (uintptr_t)self->func, 0, trigger_getppid, ips, &others);
+	ASSERT_EQ(HITS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "samples missing");
+	EXPECT_EQ(0, others);
+	/* The sampled IP is at the probe (x86 reports it past the int3). */
+	EXPECT_GT(16, same_ip(ips, n) - self->addr)
+		TH_LOG("IP %#llx, %s at %#llx", (unsigned long long)ips[0], self->func,
+		       (unsigned long long)self->addr);
+}
+
+/*
+ * A probe at symbol+offset (config2) is hit there, not at the symbol: an
+ * offset past the first two instructions (with IBT, a probe on the symbol
+ * goes to the instruction after its ENDBR), at the probe or just past it.
+ */
+TEST_F(kprobe, offset_samples_at_offset)
+{
+	uint64_t ips[HITS];
+	int n = -EILSEQ, off, others;
+
+	for (off = 8; off < 32 && n == -EILSEQ; off++)
+		n = sample_ips("kprobe", 0, (uintptr_t)self->func, off, trigger_getppid, ips,
+			       &others);
+	off--;
+	ASSERT_EQ(HITS, n) TH_LOG("%s+%d: %s", self->func, off, n < 0 ? strerror(-n) : "");
+	EXPECT_GT(2, same_ip(ips, n) - (self->addr + off))
+		TH_LOG("%s at %#llx, +%d sampled at %#llx", self->func,
+		       (unsigned long long)self->addr, off, (unsigned long long)ips[0]);
+}
+
+/* The text symbol that contains kernel address @ip, in @name. */
+static int kernel_symbol_at(uint64_t ip, char *name, size_t size)
+{
+	char line[512], sym[256], type;
+	unsigned long long a, best = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
+		    (type == 't' || type == 'T') && a <= ip && a > best) {
+			best = a;
+			snprintf(name, size, "%s", sym);
+		}
+	fclose(f);
+	return best ? 0 : -1;
+}
+
+/*
+ * A kretprobe (config bit 0) samples the return: the IP is the return
+ * address, in the caller, the same for every call from one call site.
+ */
+TEST_F(kprobe, retprobe_samples_at_return_address)
+{
+	uint64_t ips[HITS], ip;
+	char caller[256];
+	int n, others;
+
+	n = sample_ips("kprobe", RETPROBE, (uintptr_t)self->func, 0, trigger_getppid, ips,
+		       &others);
+	ASSERT_EQ(HITS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "samples missing");
+	ip = same_ip(ips, n);
+	ASSERT_NE(0, ip) TH_LOG("IPs %#llx and others", (unsigned long long)ips[0]);
+	ASSERT_EQ(0, kernel_symbol_at(ip, caller, sizeof(caller)));
+	EXPECT_STRNE(self->func, caller) TH_LOG("IP %#llx", (unsigned long long)ip);
 }
 
 FIXTURE(uprobe) {
@@ -189,6 +281,31 @@ TEST_F(uprobe, ref_ctr_offset_counts_probes)
 	EXPECT_EQ(HITS, read_count(fd));
 	close(fd);
 	EXPECT_EQ(0, semaphore_count());
+}
+
+/* A uprobe samples the probed instruction, a uretprobe the return address. */
+TEST_F(uprobe, samples_at_probe_and_return)
+{
+	uint64_t entry[HITS], ret[HITS], target = (uintptr_t)probe_target;
+	int n, others;
+
+	n = sample_ips("uprobe", 0, (uintptr_t)self_exe(), self->offset, call_target, entry,
+		       &others);
+	ASSERT_EQ(HITS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "samples missing");
+	EXPECT_EQ(0, others);
+	/* At the probe, or just past its breakpoint. */
+	EXPECT_GT(2, same_ip(entry, n) - target)
+		TH_LOG("IP %#llx, probe_target at %#llx", (unsigned long long)entry[0],
+		       (unsigned long long)target);
+
+	n = sample_ips("uprobe", RETPROBE, (uintptr_t)self_exe(), self->offset, call_target,
+		       ret, &others);
+	ASSERT_EQ(HITS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "samples missing");
+	/* In the caller: the call site is not in the callee. */
+	ASSERT_NE(0, same_ip(ret, n));
+	EXPECT_LT(16, same_ip(ret, n) - target)
+		TH_LOG("IP %#llx, probe_target at %#llx", (unsigned long long)ret[0],
+		       (unsigned long long)target);
 }
 
 /* A BPF program on a probe event runs once per hit, however attached. */
@@ -249,6 +366,83 @@ TEST_F(bpf, runs_once_per_hit)
 	if (link >= 0)
 		close(link);
 	close(fd);
+}
+
+/*
+ * The first kallsyms symbol that contains every one of @parts (up to a NULL),
+ * in @name; with @any_rust set, whether any Rust symbol exists.  0 if found.
+ */
+static int find_symbol(const char *const *parts, char *name, size_t size, int *any_rust)
+{
+	char line[1024], sym[768], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int i, found = -1;
+
+	if (!f)
+		return -1;
+	*any_rust = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %767s", &a, &type, sym) != 3)
+			continue;
+		*any_rust |= !strncmp(sym, "_R", 2);
+		for (i = 0; parts[i] && strstr(sym, parts[i]); i++)
+			;
+		if (!parts[i] && found) {
+			snprintf(name, size, "%s", sym);
+			found = 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void open_probe_event_of(const char *pmu)
+{
+	uint64_t addr;
+	int fd;
+
+	if (!strcmp(pmu, "kprobe"))
+		fd = probe_open("kprobe", 0, getppid_symbol(&addr), 0);
+	else
+		fd = probe_open("uprobe", 0, self_exe(), self_file_offset((void *)probe_target));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * The kprobe and uprobe PMUs are the ones written in Rust: core.c's C
+ * event_init functions are not in the kernel, and a kprobe on the Rust
+ * event_init callback of each PMU (kernel::perf's Adapter<KprobePmu> and
+ * Adapter<UprobePmu>) counts one call per event opened on that PMU.
+ */
+TEST(rust_pmus_registered)
+{
+	static const char *const pmus[] = { "kprobe", "uprobe" };
+	static const char *const parts[][4] = {
+		{ "7Adapter", "9probe_pmu9KprobePmuE", "19event_init_callback", NULL },
+		{ "7Adapter", "9probe_pmu9UprobePmuE", "19event_init_callback", NULL },
+	};
+	static const char *const c_inits[] = {
+		"perf_kprobe_event_init", "perf_uprobe_event_init", NULL,
+	};
+	char callback[768];
+	int i, any_rust, fd;
+
+	if (find_symbol(parts[0], callback, sizeof(callback), &any_rust) && !any_rust)
+		SKIP(return, "a kernel without Rust: the C PMUs are the ones expected");
+	EXPECT_EQ(NULL, kernel_symbol(c_inits, NULL)) TH_LOG("core.c's event_init is in");
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, find_symbol(parts[i], callback, sizeof(callback), &any_rust))
+			TH_LOG("no Rust event_init callback of the %s PMU in kallsyms", pmus[i]);
+		fd = probe_open("kprobe", 0, callback, 0);
+		ASSERT_LE(0, fd) TH_LOG("kprobe on %s: %s", callback, strerror(-fd));
+		open_probe_event_of(pmus[i]);
+		open_probe_event_of(pmus[1 - i]);
+		open_probe_event_of(pmus[i]);
+		EXPECT_EQ(2, read_count(fd)) TH_LOG("calls of %s", callback);
+		close(fd);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The verdict fails every run that does not prove what it claims.
+
+A small good run (two kselftest programs, one KUnit case) must pass; each
+mutation of it (a case missing, a case not listed, an unexpected skip, a
+KUnit ERROR, a plan that does not match, the guest cut short, a non-zero
+status of the VM, of kunit.py or of a guest program, an expected failure
+that passes, an expected skip that runs, a kernel report, a leak) must
+fail, with the reason it prints.  Run by `make lint`.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CASES = """A:p:one
+A:p:two
+A:p:flaky
+A:p:skipped
+A:script.sh
+kunit:s.k1
+kunit:s.k2
+"""
+EXPECT = """fail A:p:flaky  fails under emulation
+skip A:p:skipped  needs hardware
+"""
+KTAP = """TAP version 13
+1..2
+# selftests: A: p
+# TAP version 13
+# 1..4
+# ok 1 one
+# ok 2 two
+# not ok 3 flaky
+# ok 4 skipped # SKIP no hardware
+# # Totals: pass:2 fail:1 xfail:0 xpass:0 skip:1 error:0
+not ok 1 selftests: A: p # exit=1
+# selftests: A: script.sh
+# ok: it works
+ok 2 selftests: A: script.sh
+"""
+KUNIT = {"name": "KUnit Test Group", "test_cases": [], "sub_groups": [
+    {"name": "s", "sub_groups": [], "test_cases": [
+        {"name": "k1", "status": "PASS"}, {"name": "k2", "status": "PASS"}]}]}
+INFO = "guest kernel: 6.12\nrun_kselftest.sh exited 0\n"
+CONSOLE = "[    0.000000] Linux version 6.12\n[    1.000000] Run /init as init process\n"
+
+
+def run(d, ktap=KTAP, kunit=None, info=INFO, console=CONSOLE, expect=EXPECT, cases=CASES,
+        extra=(), kmemleak=None):
+    files = {"ktap": ktap, "kunit.json": json.dumps(kunit or KUNIT), "info": info,
+             "console": console, "expect": expect, "cases": cases,
+             "kmemleak": kmemleak or ""}
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    args = [sys.executable, os.path.join(HERE, "verdict.py"),
+            "--ktap", f"{d}/ktap", "--kunit-json", f"{d}/kunit.json",
+            "--guest-info", f"{d}/info", "--console", f"{d}/console",
+            "--cases", f"{d}/cases", "--expected", f"{d}/expect",
+            "--require-exit", "run_kselftest.sh", *extra]
+    if kmemleak is not None:
+        args += ["--kmemleak", f"{d}/kmemleak"]
+    p = subprocess.run(args, capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+
+def kunit_with(status):
+    k = json.loads(json.dumps(KUNIT))
+    k["sub_groups"][0]["test_cases"][1]["status"] = status
+    return k
+
+
+def main():
+    checks = [
+        ("a listed case did not run", {"ktap": KTAP.replace("# ok 2 two\n", "")
+                                       .replace("# 1..4", "# 1..3")}, "A:p:two did not run"),
+        ("a case ran that is not listed", {"cases": CASES.replace("A:p:one\n", "")},
+         "NEW   A:p:one"),
+        ("an unexpected skip", {"ktap": KTAP.replace("# ok 1 one", "# ok 1 one # SKIP no PMU")},
+         "SKIP! A:p:one"),
+        ("a whole program skipped", {"ktap": KTAP.replace(
+            "ok 2 selftests: A: script.sh", "ok 2 selftests: A: script.sh # SKIP no tool")},
+         "SKIP! A:script.sh"),
+        ("a KUnit case crashed", {"kunit": kunit_with("ERROR")}, "FAIL  kunit:s.k2"),
+        ("a KUnit case is missing", {"kunit": {"name": "KUnit Test Group", "test_cases": [],
+                                               "sub_groups": []}}, "kunit:s.k1 did not run"),
+        ("a sub-plan does not match", {"ktap": KTAP.replace("# 1..4", "# 1..5")},
+         "planned 5 cases, reported 4"),
+        ("the top-level plan does not match", {"ktap": KTAP.replace("\n1..2\n", "\n1..3\n")},
+         "the plan said 3 programs, 2 reported"),
+        ("the guest was cut short", {"ktap": KTAP.split("# ok 3")[0],
+                                     "info": "guest kernel: 6.12\n"},
+         "no 'run_kselftest.sh exited 0'"),
+        ("the runner failed", {"info": INFO.replace("exited 0", "exited 1")},
+         "guest: run_kselftest.sh exited 1"),
+        ("the VM timed out", {"extra": ["--vm-status", "124"]}, "the VM exited 124"),
+        ("kunit.py failed", {"extra": ["--kunit-status", "1"]}, "kunit.py parse exited 1"),
+        ("an expected failure passed", {"ktap": KTAP.replace("# not ok 3 flaky", "# ok 3 flaky")
+                                        .replace("not ok 1 selftests", "ok 1 selftests")},
+         "XPASS A:p:flaky"),
+        ("an expected skip ran", {"ktap": KTAP.replace("# ok 4 skipped # SKIP no hardware",
+                                                       "# ok 4 skipped")},
+         "expected to skip"),
+        ("an expectation names no listed case", {"expect": EXPECT + "skip A:p:gone  gone\n"},
+         "expectation for A:p:gone"),
+        ("a kernel report", {"console": CONSOLE + "[    9.000000] BUG: KASAN: use-after-free\n"},
+         "BUG: KASAN"),
+        ("a leak", {"kmemleak": "unreferenced object 0xffff8880 (size 64):\n"},
+         "kmemleak: unreferenced object"),
+    ]
+    failed = 0
+    with tempfile.TemporaryDirectory() as d:
+        rc, out = run(d)
+        if rc != 0 or not out.rstrip().endswith("5 passed, 0 failed, 2 skipped"):
+            print(f"not ok: the good run does not pass:\n{out}")
+            failed += 1
+        else:
+            print("ok: the good run passes (5 passed, 0 failed, 2 skipped)")
+        for what, change, reason in checks:
+            rc, out = run(d, **change)
+            if rc == 1 and reason in out:
+                print(f"ok: fails when {what}")
+            else:
+                print(f"not ok: does not fail with '{reason}' when {what} (exit {rc}):\n{out}")
+                failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
