@@ -9,7 +9,7 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Directories of the project that mirror kernel-tree paths.  Files there are
 # the new files of the series, kept in sync with patches/ by `make lint`.
-MIRROR_DIRS="rust include tools Documentation"
+MIRROR_DIRS="rust include kernel tools Documentation"
 
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 BINDGEN_VERSION=0.71.1
