@@ -27,14 +27,17 @@
 #include "ksym_lib.h"
 #include "probe_lib.h"
 
-/* Fork a child that installs a seccomp filter, then waits for a byte on @go. */
+/*
+ * Fork a child that installs a seccomp filter, then waits for a byte on @go;
+ * it dies with the test if the test fails before writing it.
+ */
 static pid_t seccomp_child(int go)
 {
 	pid_t pid = fork();
 	char c;
 
 	if (pid == 0) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
 			    classic_filter(8, SECCOMP_RET_ALLOW)))
 			_exit(1);
