@@ -31,7 +31,7 @@ for kind in stock patched; do
 		grep -q "^sysfs: $pmu/type: " "$table" || die "no $pmu PMU on the $kind kernel"
 	done
 	for c in $cases; do
-		grep -q "^errno: $c " "$table" || die "no errno case $c on the $kind kernel: see $table"
+		grep -qF "errno: $c " "$table" || die "no errno case $c on the $kind kernel: see $table"
 	done
 done
 if diff -u "$stock" "$patched"; then

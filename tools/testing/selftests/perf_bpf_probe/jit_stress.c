@@ -78,7 +78,8 @@ static int expired(void)
 static void fail(enum kind k, const char *what, int err)
 {
 	if (__atomic_fetch_add(&sh->errs[k], 1, __ATOMIC_RELAXED) == 0)
-		snprintf(sh->err[k], sizeof(sh->err[k]), "%s: %s", what, strerror(err));
+		snprintf(sh->err[k], sizeof(sh->err[k]), "%s%s%s", what, err ? ": " : "",
+			 err ? strerror(err) : "");
 }
 
 static void done(enum kind k)
@@ -545,6 +546,7 @@ int main(void)
 	size_t pages = KSYM_PAGES;
 	char ex[256] = "";
 	pid_t pids[NKINDS * MAX_CPUS];
+	enum kind pid_kind[NKINDS * MAX_CPUS];
 	int npids = 0, status, t;
 
 	ksft_print_header();
@@ -577,17 +579,23 @@ int main(void)
 				worker(k, cpu, ncpus);
 				_exit(0);
 			}
-			if (pid > 0)
+			if (pid > 0) {
+				pid_kind[npids] = k;
 				pids[npids++] = pid;
-			else
+			} else {
 				fail(k, "fork", errno);
+			}
 		}
 	while (!expired()) {
 		drain(&l, pages);
 		usleep(10000);
 	}
+	/* A worker that did not exit 0 (a signal, a crash) fails its kind. */
 	for (k = 0; k < npids; k++)
-		waitpid(pids[k], &status, 0);
+		if (waitpid(pids[k], &status, 0) != pids[k] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			fail(pid_kind[k], WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) :
+			     "a worker did not exit 0", 0);
 	/* Classic images go after an RCU grace period, eBPF ones after two. */
 	for (t = 0; t < 1000; t++) {
 		drain(&l, pages);

@@ -203,7 +203,10 @@ static inline void ksym_drain(struct ksym_listener *l)
 			if (hdr.type == PERF_RECORD_LOST)
 				l->lost++;
 			if ((hdr.type == PERF_RECORD_KSYMBOL ||
-			     hdr.type == PERF_RECORD_BPF_EVENT) && l->nrec < MAX_RECORDS) {
+			     hdr.type == PERF_RECORD_BPF_EVENT) && l->nrec == MAX_RECORDS)
+				l->lost++;	/* no room: counted as lost */
+			else if (hdr.type == PERF_RECORD_KSYMBOL ||
+				 hdr.type == PERF_RECORD_BPF_EVENT) {
 				if (hdr.size <= sizeof(buf)) {
 					ksym_copy(buf, data, l->tail[cpu], hdr.size, size);
 					ksym_parse(&l->rec[l->nrec], buf, hdr.size);
@@ -244,13 +247,20 @@ static inline int ksym_find(struct ksym_listener *l, int after, int unregister,
 	return found;
 }
 
-/* Drain until a record matches or 5 s pass (images are freed after RCU). */
+/*
+ * Polls of KSYM_WAIT_MS: images are freed after an RCU grace period and a
+ * work item, which can take seconds on a debug kernel under emulation.
+ */
+#define KSYM_WAIT_MS 15000
+#define KSYM_POLLS (KSYM_WAIT_MS / 10)
+
+/* Drain until a record matches or KSYM_WAIT_MS pass. */
 static inline int ksym_wait(struct ksym_listener *l, int after, int unregister,
 			    const char *suffix)
 {
 	int i, t;
 
-	for (t = 0; t < 500; t++) {
+	for (t = 0; t < KSYM_POLLS; t++) {
 		ksym_drain(l);
 		i = ksym_find(l, after, unregister, suffix);
 		if (i >= 0)

@@ -108,11 +108,13 @@ static int become_nobody(uint32_t caps)
 /*
  * The same, as the user nobody with no capabilities, or with CAP_PERFMON
  * only: the kprobe PMU asks for CAP_PERFMON, the uprobe PMU for CAP_SYS_ADMIN.
+ * With @user_only, the event excludes the kernel and the hypervisor, so that
+ * the core's own check (perf_allow_kernel()) lets it reach the PMU.
  */
-static int try_open_as(uint32_t caps, const char *pmu, uint64_t config, const void *config1,
-		       uint64_t config2)
+static int try_open_as(uint32_t caps, int user_only, const char *pmu, uint64_t config,
+		       const void *config1, uint64_t config2)
 {
-	struct perf_event_attr attr = { 0 };
+	struct perf_event_attr attr = { .exclude_kernel = user_only, .exclude_hv = user_only };
 	int status;
 	pid_t pid;
 
@@ -190,8 +192,11 @@ TEST_F(bad_input, kprobe)
 	     try_open(&attr, "kprobe", 0, self->func, 1ULL << 40));
 	CASE("kprobe.retprobe_with_offset", -EINVAL,
 	     try_open(&attr, "kprobe", RETPROBE, self->func, 1));
-	CASE("kprobe.unprivileged", -EACCES, try_open_as(NO_CAPS, "kprobe", 0, self->func, 0));
-	CASE("kprobe.cap_perfmon_only", 0, try_open_as(ONLY_PERFMON, "kprobe", 0, self->func, 0));
+	CASE("kprobe.unprivileged", -EACCES, try_open_as(NO_CAPS, 0, "kprobe", 0, self->func, 0));
+	CASE("kprobe.unprivileged_user_only", -EACCES,
+	     try_open_as(NO_CAPS, 1, "kprobe", 0, self->func, 0));
+	CASE("kprobe.cap_perfmon_only", 0,
+	     try_open_as(ONLY_PERFMON, 0, "kprobe", 0, self->func, 0));
 	free(name_at_max);
 	free(too_long);
 }
@@ -226,9 +231,12 @@ TEST_F(bad_input, uprobe)
 	CASE("uprobe.offset_past_file", -EINVAL, try_open(&attr, "uprobe", 0, exe, 1ULL << 40));
 	CASE("uprobe.ref_ctr_past_file", 0,
 	     try_open(&attr, "uprobe", 1ULL << 62, exe, self->target));
-	CASE("uprobe.unprivileged", -EACCES, try_open_as(NO_CAPS, "uprobe", 0, exe, self->target));
+	CASE("uprobe.unprivileged", -EACCES,
+	     try_open_as(NO_CAPS, 0, "uprobe", 0, exe, self->target));
+	CASE("uprobe.unprivileged_user_only", -EACCES,
+	     try_open_as(NO_CAPS, 1, "uprobe", 0, exe, self->target));
 	CASE("uprobe.cap_perfmon_only", -EACCES,
-	     try_open_as(ONLY_PERFMON, "uprobe", 0, exe, self->target));
+	     try_open_as(ONLY_PERFMON, 0, "uprobe", 0, exe, self->target));
 	free(too_long);
 	free(longest);
 }

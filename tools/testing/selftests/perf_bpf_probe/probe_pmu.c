@@ -128,6 +128,8 @@ static int sample_ips(const char *pmu, uint64_t config, uint64_t config1, uint64
 	for (tail = 0; tail < head;) {
 		struct perf_event_header *hdr = (void *)(data + tail % (16 * page));
 
+		if (hdr->size < sizeof(*hdr))
+			break;
 		if (hdr->type == PERF_RECORD_SAMPLE) {
 			uint64_t *ip = (void *)(hdr + 1);
 			uint32_t *pid = (void *)(ip + 1);
@@ -227,6 +229,9 @@ TEST_F(kprobe, retprobe_samples_at_return_address)
 	ASSERT_NE(0, ip) TH_LOG("IPs %#llx and others", (unsigned long long)ips[0]);
 	ASSERT_EQ(0, kernel_symbol_at(ip, caller, sizeof(caller)));
 	EXPECT_STRNE(self->func, caller) TH_LOG("IP %#llx", (unsigned long long)ip);
+	/* Not the return trampoline: the caller's own code. */
+	EXPECT_EQ(NULL, strstr(caller, "trampoline")) TH_LOG("IP %#llx in %s",
+							     (unsigned long long)ip, caller);
 }
 
 FIXTURE(uprobe) {
@@ -301,8 +306,10 @@ TEST_F(uprobe, samples_at_probe_and_return)
 	n = sample_ips("uprobe", RETPROBE, (uintptr_t)self_exe(), self->offset, call_target,
 		       ret, &others);
 	ASSERT_EQ(HITS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "samples missing");
-	/* In the caller: the call site is not in the callee. */
+	/* In the caller, in this program: not in the callee, nor the trampoline. */
 	ASSERT_NE(0, same_ip(ret, n));
+	EXPECT_LE(0, self_file_offset((void *)(uintptr_t)ret[0]))
+		TH_LOG("IP %#llx is not in %s", (unsigned long long)ret[0], self_exe());
 	EXPECT_LT(16, same_ip(ret, n) - target)
 		TH_LOG("IP %#llx, probe_target at %#llx", (unsigned long long)ret[0],
 		       (unsigned long long)target);
