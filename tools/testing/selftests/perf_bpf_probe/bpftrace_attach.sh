@@ -32,25 +32,27 @@ check() {
 	"$trigger" "$mode" $hits <"$fifo" &
 	pid=$!
 	exec 3>"$fifo"
-	# bpftrace runs BEGIN once every probe is attached.
-	local prog="BEGIN { printf(\"ready\\n\"); } $probe /pid == $pid/ { @hits = count(); }"
-	bpftrace -B none -e "$prog" >"$out" 2>&1 &
+	bpftrace -e "$probe /pid == $pid/ { @hits = count(); }" >"$out" 2>&1 &
 	local bt=$!
+	# Attached: bpftrace holds the probe's perf event (a fallback to
+	# tracefs would have written the probe there before opening it).
 	attached=
 	for _ in $(seq 600); do
-		grep -q "^ready" "$out" && attached=1 && break
+		if ls -l /proc/$bt/fd 2>/dev/null | grep -q 'anon_inode:\[perf_event\]'; then
+			attached=1
+			break
+		fi
 		sleep 0.1
 	done
+	listed=$(cat "$tracefs/$events")
 	echo go >&3
 	exec 3>&-
 	wait $pid
-	# While bpftrace is attached: a fallback to tracefs would list the probe.
-	listed=$(cat "$tracefs/$events")
 	kill -INT $bt
 	wait $bt
 	n=$(sed -n 's/^@hits: \([0-9]*\)$/\1/p' "$out")
 	if [ -z "$attached" ]; then
-		echo "not ok: $name: bpftrace did not attach within 60 s:"
+		echo "not ok: $name: bpftrace did not open a perf event within 60 s:"
 		sed 's/^/    /' "$out"
 		rc=1
 	elif [ -n "$listed" ]; then
