@@ -10,7 +10,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 .PHONY: help deps kernel kernel-stock kernel-debug check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench \
-	dev-tree export-patches refresh-patches clean
+	series-check config-matrix am-test dev-tree export-patches refresh-patches clean
 
 help:
 	@sed -n '3,6p' Makefile | sed 's/^# \{0,1\}//'
@@ -59,6 +59,17 @@ abi-diff: kernel-stock kernel
 bench: kernel-stock kernel
 	@qemu/bench.sh
 
+# What a maintainer checks: each patch applies, is clean and builds; other
+# configurations build (and two boot with the suite); git am on a git tree.
+series-check: deps
+	@mk/series-check.sh
+
+config-matrix: deps
+	@mk/config-matrix.sh
+
+am-test: deps
+	@mk/am-test.sh
+
 # The series' git workflow (see README.md).
 dev-tree: deps
 	@mk/series.sh dev
@@ -70,4 +81,4 @@ refresh-patches: deps
 	@mk/series.sh refresh
 
 clean:
-	rm -rf build/kernel-* build/run-* build/kselftest* build/logs
+	rm -rf build/kernel-* build/run-* build/kselftest* build/logs build/series-check-out build/am-test*

@@ -9,7 +9,7 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 
 # Directories of the project that mirror kernel-tree paths.  Files there are
 # the new files of the series, kept in sync with patches/ by `make lint`.
-MIRROR_DIRS="rust include kernel tools Documentation"
+MIRROR_DIRS="rust include kernel samples tools Documentation"
 
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 BINDGEN_VERSION=0.71.1
@@ -22,6 +22,13 @@ KMAKE_VARS=(LLVM=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc HOSTRUSTC=/usr/
 	RUSTFMT=/usr/bin/rustfmt CLIPPY_DRIVER=/usr/bin/clippy-driver
 	BINDGEN="$TOOLS/bindgen/bin/bindgen" CLIPPY=1 KRUSTFLAGS=-Dwarnings)
 
+# The pristine source's git commit (build/src-patched's "pristine") is made
+# with a fixed author, committer and date, so that its hash, the series'
+# base-commit, is the same wherever the same source is committed.
+PRISTINE_GIT_ENV=(GIT_AUTHOR_NAME=linux-build GIT_AUTHOR_EMAIL=build@localhost
+	GIT_AUTHOR_DATE="2024-11-17T00:00:00Z" GIT_COMMITTER_NAME=linux-build
+	GIT_COMMITTER_EMAIL=build@localhost GIT_COMMITTER_DATE="2024-11-17T00:00:00Z")
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
@@ -29,6 +36,31 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 ksrc_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
 		die "linux-source-6.12 is not installed: run 'make deps'"
+}
+
+# kernel_fragments KIND: the qemu/*.config fragments of a kernel, in the order
+# they are merged over tinyconfig (a later one wins).  KIND is stock,
+# patched, debug, or patched-NAME: the patched kernel with
+# qemu/matrix/NAME.config (make config-matrix).
+kernel_fragments() {
+	case $1 in
+	stock) echo base ;;
+	patched) echo base patched ;;
+	debug) echo base patched debug ;;
+	patched-*)
+		[ -f "$ROOT/qemu/matrix/${1#patched-}.config" ] || return 1
+		echo "base patched matrix/${1#patched-}"
+		;;
+	*) return 1 ;;
+	esac
+}
+
+# commit_pristine DIR: commit everything in the git repository DIR (a fresh
+# extract of the source) as the pristine commit; print its hash.
+commit_pristine() {
+	git -C "$1" add -A -f
+	env "${PRISTINE_GIT_ENV[@]}" git -C "$1" commit-tree \
+		-m "Linux $(ksrc_version) (linux-source-6.12)" "$(git -C "$1" write-tree)"
 }
 
 # run_logged LOG CMD...: run CMD with its output in LOG; on failure show the

@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# inputs.sh patched|stock|debug: print a hash of everything that kernel is built
+# inputs.sh KIND: print a hash of everything that kernel is built
 # from.  mk/kernel.sh stores it next to the image; qemu/boot.sh compares.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+fragments=$(kernel_fragments "${1:-}") || die "usage: $0 KIND (see kernel_fragments)"
 {
 	ksrc_version
-	cat "$ROOT/qemu/base.config"
-	if [ "${1:-}" != stock ]; then
-		cat "$ROOT/qemu/patched.config"
-		[ "${1:-}" != debug ] || cat "$ROOT/qemu/debug.config"
+	for f in $fragments; do cat "$ROOT/qemu/$f.config"; done
+	if [ "$1" != stock ]; then
 		if [ -f "$ROOT/patches/series" ]; then
 			cat "$ROOT/patches/series"
 			sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" |

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make kernel / make kernel-stock: build bzImage and vmlinux out of tree in
+# make kernel / make kernel-stock: build bzImage, vmlinux and the modules (the
+# patched kernel's Rust PMU sample, rust_pmu.ko) out of tree in
 # build/kernel-patched or build/kernel-stock.
 #
 # A kernel is rebuilt whenever anything it is built from changed (the source
@@ -10,12 +11,11 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 kind=${1:-patched}
-case $kind in
-patched) src=$BUILD/src-patched fragments=(base patched) ;;
-stock) src=$BUILD/src-stock fragments=(base) ;;
-debug) src=$BUILD/src-patched fragments=(base patched debug) ;;
-*) die "usage: $0 patched|stock|debug" ;;
-esac
+frags=$(kernel_fragments "$kind") ||
+	die "usage: $0 patched|stock|debug|patched-NAME (qemu/matrix/NAME.config)"
+read -r -a fragments <<<"$frags"
+src=$BUILD/src-patched
+[ "$kind" != stock ] || src=$BUILD/src-stock
 out=$BUILD/kernel-$kind
 log=$LOGS/kernel-$kind.log
 
@@ -44,7 +44,7 @@ else
 
 	say "building the $kind kernel (-j$JOBS); log: $log"
 	start=$SECONDS
-	run_logged "$log" make -C "$src" O="$out" "${KMAKE_VARS[@]}" -j"$JOBS" bzImage ||
+	run_logged "$log" make -C "$src" O="$out" "${KMAKE_VARS[@]}" -j"$JOBS" bzImage modules ||
 		die "the $kind kernel did not build"
 	cp "$out/arch/x86/boot/bzImage" "$out/bzImage"
 	echo "$inputs" >"$out/.inputs"
@@ -52,3 +52,4 @@ else
 fi
 echo "bzImage: $out/bzImage"
 echo "vmlinux: $out/vmlinux"
+[ ! -f "$out/samples/rust/rust_pmu.ko" ] || echo "module:  $out/samples/rust/rust_pmu.ko"

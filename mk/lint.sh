@@ -2,6 +2,8 @@
 # make lint: the series as a maintainer would check it.
 #  - the mirrored files are the ones the series adds (mk/tree.sh check);
 #  - scripts/checkpatch.pl --strict is clean on every patch;
+#  - the cover letter's subject, per-patch summary, shortlog and base-commit
+#    are those of the series (mk/cover.py);
 #  - the Rust files the series adds or changes are rustfmt-clean;
 #  - the test verdict fails the runs it must (qemu/test_verdict.py).
 # Clippy runs in every kernel build (CLIPPY=1 KRUSTFLAGS=-Dwarnings in
@@ -24,6 +26,11 @@ for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 		fail=1
 	fi
 done
+
+say "the cover letter lists the series"
+python3 "$ROOT/mk/cover.py" check "$ROOT/patches/0000-cover-letter.patch" \
+	"$(git -C "$src" rev-parse pristine)" \
+	$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$ROOT/patches/|" "$ROOT/patches/series") || fail=1
 
 rs=$(git -C "$src" diff --name-only --diff-filter=AM pristine HEAD -- '*.rs')
 if [ -n "$rs" ]; then

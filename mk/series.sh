@@ -6,9 +6,10 @@
 #   series.sh dev       check out patches/series as branch "dev" of the git
 #                       worktree build/dev, one commit per patch
 #   series.sh export    write the commits pristine..dev of build/dev back to
-#                       patches/ (git format-patch) and copy the files the
-#                       series adds under the mirrored directories into the
-#                       project
+#                       patches/ (git format-patch, with the cover letter
+#                       0000-cover-letter.patch, whose text is kept) and copy
+#                       the files the series adds under the mirrored
+#                       directories into the project
 #   series.sh refresh   fold edits of mirrored files into the last patch that
 #                       touches each file, then export
 set -euo pipefail
@@ -36,12 +37,23 @@ dev() {
 }
 
 export_series() {
-	local n added f
+	local n added f cover old
 	n=$(git_d rev-list --count pristine..dev)
 	say "exporting $n commits of build/dev to patches/"
+	cover=$ROOT/patches/0000-cover-letter.patch
+	old=$BUILD/cover-letter.old
+	rm -f "$old"
+	[ ! -f "$cover" ] || mv "$cover" "$old"
 	rm -f "$ROOT"/patches/*.patch
-	git_d format-patch -q --no-signature --zero-commit -o "$ROOT/patches" pristine..dev
-	(cd "$ROOT/patches" && ls -1 ./*.patch | sed 's|^\./||') >"$ROOT/patches/series"
+	git_d format-patch -q --no-signature --zero-commit --cover-letter --base=pristine \
+		-o "$ROOT/patches" pristine..dev
+	(cd "$ROOT/patches" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF "${cover##*/}") \
+		>"$ROOT/patches/series"
+	# The cover letter keeps its text; its To: and Cc: are whom
+	# get_maintainer.pl names for the series.
+	(cd "$DEV" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-keywords \
+		$(sed 's|^|'"$ROOT"'/patches/|' "$ROOT/patches/series")) >"$BUILD/maintainers"
+	python3 "$ROOT/mk/cover.py" fill "$cover" "$old" "$BUILD/maintainers"
 	added=$(git_d diff --name-only --diff-filter=A pristine dev -- $MIRROR_DIRS)
 	mirror_files | (cd "$ROOT" && xargs -r rm -f)
 	for f in $added; do

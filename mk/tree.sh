@@ -41,17 +41,25 @@ extract() {
 git_p() { git -C "$PATCHED" "$@"; }
 
 init_patched() {
-	extract "$PATCHED" || return 0
-	say "recording the pristine tree in git (once per source version)"
-	echo .ksrc-version >"$PATCHED/.git-info-exclude.tmp"
-	git_p init -q
-	mv "$PATCHED/.git-info-exclude.tmp" "$PATCHED/.git/info/exclude"
-	git_p config user.name "linux-build"
-	git_p config user.email "build@localhost"
-	git_p config gc.auto 0
-	git_p add -A -f
-	git_p commit -q -m "Linux $(ksrc_version) (linux-source-6.12)"
-	git_p tag -f pristine >/dev/null
+	local commit
+	if extract "$PATCHED"; then
+		say "recording the pristine tree in git (once per source version)"
+		echo .ksrc-version >"$PATCHED/.git-info-exclude.tmp"
+		git_p init -q
+		mv "$PATCHED/.git-info-exclude.tmp" "$PATCHED/.git/info/exclude"
+		git_p config user.name "linux-build"
+		git_p config user.email "build@localhost"
+		git_p config gc.auto 0
+		commit=$(commit_pristine "$PATCHED")
+		git_p tag -f pristine "$commit" >/dev/null
+		git_p checkout -q -f --detach pristine
+		return 0
+	fi
+	# A tree recorded before the pristine commit was reproducible: the
+	# same tree, committed again.
+	commit=$(env "${PRISTINE_GIT_ENV[@]}" git -C "$PATCHED" commit-tree \
+		-m "Linux $(ksrc_version) (linux-source-6.12)" 'pristine^{tree}')
+	[ "$(git_p rev-parse pristine)" = "$commit" ] || git_p tag -f pristine "$commit" >/dev/null
 }
 
 # build_tree WITH_MIRROR: print the tree object of pristine + series

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kselftest.sh [patched|stock|debug]: build the selftests, boot the kernel, run
+# kselftest.sh [patched|stock|debug|patched-NAME]: build the selftests, boot the kernel, run
 # them, parse KUnit from the console and print the verdict.
 # kselftest.sh --build-only: build and install the selftests in build/kselftest.
 set -euo pipefail
@@ -8,8 +8,9 @@ set -euo pipefail
 kind=${1:-patched}
 TARGETS="perf_bpf_probe perf_events"
 src=$BUILD/src-patched # the tests are built from the patched tree for every kernel
-hdrs=$BUILD/kernel-patched
-[ "$kind" != debug ] || hdrs=$BUILD/kernel-debug
+# The uapi headers of the kernel under test (the stock kernel's lack the series').
+hdrs=$BUILD/kernel-$kind
+case $kind in stock | --build-only) hdrs=$BUILD/kernel-patched ;; esac
 ksft=$BUILD/kselftest
 run=$BUILD/run-kselftest-$kind
 
@@ -28,6 +29,11 @@ run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selft
 	die "the selftests did not build"
 
 [ "$kind" != --build-only ] || exit 0
+
+# The Rust PMU sample module of this kernel, which perf_bpf_probe/rust_pmu
+# loads from its directory (the stock kernel has none: those tests skip).
+ko=$BUILD/kernel-$kind/samples/rust/rust_pmu.ko
+[ ! -f "$ko" ] || cp "$ko" "$ksft/perf_bpf_probe/"
 
 kmemleak=
 [ "$kind" != debug ] || kmemleak=1

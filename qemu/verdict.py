@@ -18,6 +18,9 @@ expectation files (qemu/expect/all, plus one per kernel) say, one line each,
   skip    the case must report SKIP here
   absent  the case does not exist on this kernel (it must not run)
 
+A CASE with a "*" applies to every listed case it matches (fnmatch), and must
+match one.
+
 Anything else fails the run: a listed case that did not run, a case that ran
 but is not listed, a SKIP that is not expected, a KUnit case that crashed
 (ERROR), a KTAP plan that does not match the results, a guest program that
@@ -25,6 +28,7 @@ did not report "exited 0", a non-zero status of the VM or of kunit.py, and
 any kernel report on the console.
 """
 import argparse
+import fnmatch
 import json
 import re
 import sys
@@ -61,6 +65,20 @@ def load_expectations(paths, problems):
                 problems.append(f"{path}:{n}: a second expectation for {words[1]}")
             expected[words[1]] = (words[0], words[2])
     return expected
+
+
+def expand_patterns(expected, listed, problems):
+    """Expectations whose CASE has a '*' apply to every listed case it matches."""
+    out = {}
+    for name, exp in expected.items():
+        names = fnmatch.filter(listed, name) if "*" in name else [name]
+        if not names:
+            problems.append(f"expectation for {name}, which matches no listed case")
+        for n in names:
+            if n in out:
+                problems.append(f"a second expectation for {n}")
+            out[n] = exp
+    return out
 
 
 def status(not_ok, rest):
@@ -218,6 +236,7 @@ def main():
     problems = []
     expected = load_expectations(args.expected or [], problems)
     listed = [words[0] for _, words in read_list(args.cases)]
+    expected = expand_patterns(expected, listed, problems)
     for name in expected:
         if name not in listed:
             problems.append(f"expectation for {name}, which is not in {args.cases}")

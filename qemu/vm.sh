@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vm.sh patched|stock RUNDIR GUEST-COMMAND...
+# vm.sh KIND RUNDIR GUEST-COMMAND...
 #
 # Boot build/kernel-KIND/bzImage under QEMU (TCG: KVM does not work here)
 # with virtme-ng: the host's root file system is the guest's, read-only over
@@ -12,8 +12,11 @@ set -euo pipefail
 kind=$1 rundir=$2
 shift 2
 image=$BUILD/kernel-$kind/bzImage
-target=kernel
-[ "$kind" = patched ] || target=kernel-$kind
+case $kind in
+patched) target=kernel ;;
+patched-*) target=config-matrix ;;
+*) target=kernel-$kind ;;
+esac
 [ -f "$image" ] || die "no $kind kernel: run 'make $target'"
 [ "$(cat "$BUILD/kernel-$kind/.inputs")" = "$("$ROOT/mk/inputs.sh" "$kind")" ] ||
 	die "$image was built from older sources: run 'make $target' first"

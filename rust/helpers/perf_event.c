@@ -2,6 +2,7 @@
 
 #include <linux/capability.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 
 bool rust_helper_perfmon_capable(void)
 {
@@ -43,4 +44,9 @@ void rust_helper_perf_pmu_module_pin(struct module *mod)
 bool rust_helper_perf_pmu_builtin_code(unsigned long addr)
 {
 	return !is_module_text_address(addr);
+}
+
+void rust_helper_perf_event_add_count(struct perf_event *event, u64 delta)
+{
+	local64_add(delta, &event->count);
 }

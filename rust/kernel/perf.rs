@@ -168,6 +168,16 @@ impl Event {
         unsafe { (*self.as_raw()).attr.__bindgen_anon_4.config2 }
     }
 
+    /// Adds `delta` to the event's count, which `read()` of the event returns.
+    ///
+    /// A PMU whose events count what happens while they are scheduled calls it from its
+    /// callbacks; it may be called in any context, including an NMI.
+    pub fn add_count(&self, delta: u64) {
+        // SAFETY: By the type invariants the event is valid; its count is a `local64_t`, updated
+        // atomically.
+        unsafe { bindings::perf_event_add_count(self.as_raw(), delta) }
+    }
+
     /// Returns whether the event samples the branch stack (the C `has_branch_stack()`).
     pub fn has_branch_stack(&self) -> bool {
         const BRANCH_STACK: u64 =
@@ -323,6 +333,9 @@ impl<T: Pmu> Drop for Prepared<'_, T> {
     }
 }
 
+/// The flag of [`Pmu::add`] that starts the event at once (the C `PERF_EF_START`).
+pub const EF_START: u32 = bindings::PERF_EF_START;
+
 /// The longest function name a kprobe takes, with its NUL (`KSYM_NAME_LEN`).
 pub const KPROBE_FUNC_MAX: usize = bindings::KSYM_NAME_LEN as usize;
 
@@ -413,6 +426,11 @@ pub trait Pmu: 'static {
 
     /// The attributes of the PMU's sysfs `format` directory.
     const FORMAT: &'static [FormatAttribute] = &[];
+
+    /// Whether the PMU's events only count: they never interrupt to take a sample, and the perf
+    /// core refuses sampling events (a non-zero `sample_period`) with `EOPNOTSUPP` before
+    /// [`Pmu::event_init`] sees them (the C `PERF_PMU_CAP_NO_INTERRUPT`).
+    const COUNTING_ONLY: bool = false;
 
     /// Whether the PMU's events are trace events: each one that [`Pmu::event_init`] accepts
     /// holds a probe (see [`EventInit::init_kprobe`]) and takes ftrace filters and BPF
@@ -699,7 +717,10 @@ impl<T: Pmu> PmuData<T> {
             (*pmu).module = module;
             (*pmu).task_ctx_nr = T::TASK_CONTEXT.as_raw();
             if T::TRACE_EVENTS {
-                (*pmu).capabilities = bindings::PERF_PMU_CAP_TRACE_EVENTS as c_int;
+                (*pmu).capabilities |= bindings::PERF_PMU_CAP_TRACE_EVENTS as c_int;
+            }
+            if T::COUNTING_ONLY {
+                (*pmu).capabilities |= bindings::PERF_PMU_CAP_NO_INTERRUPT as c_int;
             }
             if !T::FORMAT.is_empty() {
                 (*pmu).attr_groups = groups.cast();

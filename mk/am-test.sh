@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make am-test: the series as a maintainer takes it.  Makes a git repository
+# of the pristine source in build/am-test (extracted from the Debian tarball
+# and committed as mk/tree.sh commits it), checks that its commit is the
+# cover letter's base-commit, runs `git am` of patches/*.patch (the cover
+# letter, which has no diff, is dropped), checks that the result is the
+# series' tree, and builds it (base.config + patched.config) in
+# build/am-test-out.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+dir=$BUILD/am-test
+out=$BUILD/am-test-out
+cover=$ROOT/patches/0000-cover-letter.patch
+start=$SECONDS
+
+say "extracting linux-source-6.12 $(ksrc_version) into $dir"
+rm -rf "$dir"
+mkdir -p "$dir"
+tar -xf "$KSRC_TARBALL" -C "$dir" --strip-components=1
+ksrc_version >"$dir/.ksrc-version"
+git -C "$dir" init -q
+git -C "$dir" config gc.auto 0
+commit=$(commit_pristine "$dir")
+git -C "$dir" checkout -q -f --detach "$commit"
+base=$(sed -n 's/^base-commit: //p' "$cover")
+[ "$commit" = "$base" ] ||
+	die "the pristine commit is $commit, the cover letter's base-commit $base"
+say "base-commit $base: the pristine source"
+
+git -C "$dir" -c user.name=am-test -c user.email=am-test@localhost \
+	am -q --keep-cr --empty=drop "$ROOT"/patches/*.patch ||
+	die "git am of patches/*.patch failed in $dir"
+n=$(git -C "$dir" rev-list --count "$commit..HEAD")
+want=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" | wc -l)
+[ "$n" = "$want" ] || die "git am made $n commits, patches/series has $want"
+"$ROOT/mk/tree.sh" patched >/dev/null
+[ "$(git -C "$dir" rev-parse 'HEAD^{tree}')" = "$(git -C "$BUILD/src-patched" rev-parse 'HEAD^{tree}')" ] ||
+	die "the tree git am made differs from build/src-patched (series + mirrored files)"
+say "git am: $n commits, the series' tree"
+
+mkdir -p "$out"
+kmake() { make -C "$dir" O="$out" "${KMAKE_VARS[@]}" "$@"; }
+run_logged "$LOGS/am-test-config.log" kmake tinyconfig
+run_logged "$LOGS/am-test-config.log.merge" env -C "$dir" scripts/kconfig/merge_config.sh \
+	-m -O "$out" "$out/.config" "$ROOT/qemu/base.config" "$ROOT/qemu/patched.config"
+run_logged "$LOGS/am-test-config.log.olddefconfig" kmake olddefconfig
+"$ROOT/mk/config-check.sh" "$out/.config" "$ROOT/qemu/base.config" "$ROOT/qemu/patched.config"
+say "building the git am tree (-j$JOBS); log: $LOGS/am-test.log"
+run_logged "$LOGS/am-test.log" kmake -j"$JOBS" bzImage modules ||
+	die "the git am tree does not build"
+say "am-test: git am of the series on the pristine source applies and builds ($((SECONDS - start)) s)"
