@@ -52,4 +52,6 @@ else
 fi
 echo "bzImage: $out/bzImage"
 echo "vmlinux: $out/vmlinux"
-[ ! -f "$out/samples/rust/rust_pmu.ko" ] || echo "module:  $out/samples/rust/rust_pmu.ko"
+if grep -qx 'CONFIG_SAMPLE_RUST_PMU=m' "$out/.config"; then
+	echo "module:  $out/samples/rust/rust_pmu.ko"
+fi

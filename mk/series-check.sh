@@ -13,7 +13,7 @@ set -euo pipefail
 WT=$BUILD/series-check
 OUT=$BUILD/series-check-out
 log=$LOGS/series-check
-"$ROOT/mk/tree.sh" patched >/dev/null # the pristine commit
+"$ROOT/mk/tree.sh" pristine
 git_w() { git -C "$WT" "$@"; }
 if [ ! -d "$WT" ]; then
 	git -C "$BUILD/src-patched" worktree add -q --detach "$WT" pristine

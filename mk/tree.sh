@@ -2,6 +2,7 @@
 # Source trees of the kernels.
 #
 #   tree.sh stock     extract the pristine source into build/src-stock
+#   tree.sh pristine  make build/src-patched's commit "pristine" (only)
 #   tree.sh patched   bring build/src-patched to pristine + patches/series +
 #                     mirrored files, touching only the files whose content
 #                     changes (so kbuild rebuilds only what changed)
@@ -88,6 +89,9 @@ build_tree() {
 }
 
 case ${1:-} in
+pristine)
+	init_patched
+	;;
 stock)
 	extract "$STOCK" || true
 	;;
@@ -121,6 +125,6 @@ check)
 	say "mirrored files match the series"
 	;;
 *)
-	die "usage: $0 stock|patched|check"
+	die "usage: $0 stock|pristine|patched|check"
 	;;
 esac

@@ -32,8 +32,9 @@ run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selft
 
 # The Rust PMU sample module of this kernel, which perf_bpf_probe/rust_pmu
 # loads from its directory (the stock kernel has none: those tests skip).
-ko=$BUILD/kernel-$kind/samples/rust/rust_pmu.ko
-[ ! -f "$ko" ] || cp "$ko" "$ksft/perf_bpf_probe/"
+if grep -qx 'CONFIG_SAMPLE_RUST_PMU=m' "$BUILD/kernel-$kind/.config"; then
+	cp "$BUILD/kernel-$kind/samples/rust/rust_pmu.ko" "$ksft/perf_bpf_probe/"
+fi
 
 kmemleak=
 [ "$kind" != debug ] || kmemleak=1
@@ -58,8 +59,13 @@ cat "$run/guest-info" 2>/dev/null || true
 # KUnit's suites run at boot, before init: parse the console up to there.
 sed '/Run .* as init process/q' "$run/console.log" >"$run/console-boot.log"
 kunit_status=0
-python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
-	"$run/console-boot.log" >"$run/kunit.txt" 2>&1 || kunit_status=$?
+if grep -qx 'CONFIG_KUNIT=y' "$BUILD/kernel-$kind/.config"; then
+	python3 "$src/tools/testing/kunit/kunit.py" parse --json="$run/kunit.json" \
+		"$run/console-boot.log" >"$run/kunit.txt" 2>&1 || kunit_status=$?
+else
+	echo "no KUnit in this kernel" >"$run/kunit.txt"
+	echo '{"name": "KUnit Test Group", "sub_groups": [], "test_cases": []}' >"$run/kunit.json"
+fi
 say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
 # What must run is in qemu/expect/cases; what may differ on this kernel in
 # qemu/expect/all and qemu/expect/$kind.

@@ -34,10 +34,13 @@ bool rust_helper_perf_pmu_module_is_coming(struct module *mod)
 	return mod && module_is_coming(mod);
 }
 
-/* Keeps @mod loaded for good: a PMU of it stays registered. */
-void rust_helper_perf_pmu_module_pin(struct module *mod)
+/*
+ * Keeps @mod loaded for good, so that a PMU of it stays registered; fails
+ * when @mod is already going away.
+ */
+bool rust_helper_perf_pmu_module_pin(struct module *mod)
 {
-	__module_get(mod);
+	return try_module_get(mod);
 }
 
 /* Whether the code at @addr is built into the kernel, not in a module. */
@@ -46,7 +49,9 @@ bool rust_helper_perf_pmu_builtin_code(unsigned long addr)
 	return !is_module_text_address(addr);
 }
 
+#ifdef CONFIG_RUST_PERF_ABSTRACTIONS
 void rust_helper_perf_event_add_count(struct perf_event *event, u64 delta)
 {
 	local64_add(delta, &event->count);
 }
+#endif

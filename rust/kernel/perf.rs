@@ -170,8 +170,10 @@ impl Event {
 
     /// Adds `delta` to the event's count, which `read()` of the event returns.
     ///
-    /// A PMU whose events count what happens while they are scheduled calls it from its
-    /// callbacks; it may be called in any context, including an NMI.
+    /// A PMU whose events count what happens while they are scheduled calls it from the
+    /// callbacks of an event on the CPU where the event is active (`add`, `del`, `start`,
+    /// `stop`, `read`): the count is a CPU-local `local64_t`, safe against interrupts and NMIs
+    /// on that CPU, not against another CPU's updates.
     pub fn add_count(&self, delta: u64) {
         // SAFETY: By the type invariants the event is valid; its count is a `local64_t`, updated
         // atomically.
@@ -427,15 +429,17 @@ pub trait Pmu: 'static {
     /// The attributes of the PMU's sysfs `format` directory.
     const FORMAT: &'static [FormatAttribute] = &[];
 
-    /// Whether the PMU's events only count: they never interrupt to take a sample, and the perf
-    /// core refuses sampling events (a non-zero `sample_period`) with `EOPNOTSUPP` before
-    /// [`Pmu::event_init`] sees them (the C `PERF_PMU_CAP_NO_INTERRUPT`).
+    /// Whether the PMU's events only count: they never interrupt to take a sample, and
+    /// `perf_event_open()` refuses sampling events (a non-zero `sample_period`) with
+    /// `EOPNOTSUPP`, after [`Pmu::event_init`] has seen them (the C
+    /// `PERF_PMU_CAP_NO_INTERRUPT`). In-kernel counters are not checked.
     const COUNTING_ONLY: bool = false;
 
     /// Whether the PMU's events are trace events: each one that [`Pmu::event_init`] accepts
     /// holds a probe (see [`EventInit::init_kprobe`]) and takes ftrace filters and BPF
     /// programs like a tracepoint event. The probe's release is the event's: such a PMU does
-    /// not implement [`Pmu::destroy`].
+    /// not implement [`Pmu::destroy`]. The probe functions are not exported: such a PMU is
+    /// built into the kernel.
     const TRACE_EVENTS: bool = false;
 
     /// Checks the event's attributes and prepares it, or says why not.
@@ -452,6 +456,9 @@ pub trait Pmu: 'static {
     }
 
     /// Schedules the event on the current CPU.
+    ///
+    /// A PMU of the [`TaskContext::Software`] context must not fail: the perf core schedules
+    /// software events as if they never did.
     fn add(_event: &Event, _flags: u32) -> Result {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
@@ -494,9 +501,10 @@ impl<T: Pmu> Adapter<T> {
             let module = unsafe { (*(*event).pmu).module };
             // While its module initialises, the PMU takes no event: if the init fails, the
             // registration is dropped and the module freed, and no event may be left to use them.
+            // The PMU is not there yet: `ENOENT`, which lets the perf core try other PMUs.
             // SAFETY: `module` is null or a valid module.
             if unsafe { bindings::perf_pmu_module_is_coming(module) } {
-                return Err(ENODEV);
+                return Err(ENOENT);
             }
             let init = EventInit {
                 // SAFETY: By the function requirements `event` is valid during the callback.
@@ -748,10 +756,11 @@ impl<T: Pmu> PmuData<T> {
 /// unregistered: they keep using its C structures. So a PMU is unregistered only when none of
 /// its events can exist. Each event holds a reference to the PMU's module, so when the module
 /// is being unloaded (its exit drops the registration) no event is left and none can be
-/// created. While the module initialises, the PMU refuses every event (`ENODEV`), so a module
-/// whose init fails may drop the registration too. Dropped at any other time, the registration
-/// leaves the PMU registered and its C structures allocated, and keeps its module loaded for
-/// good.
+/// created. While the module initialises, the PMU refuses every event (`ENOENT`, as a PMU that
+/// is not registered yet), so a module whose init fails may drop the registration too. Dropped
+/// at any other time, the registration leaves the PMU registered and its C structures
+/// allocated, and keeps its module loaded for good; if the module is being unloaded at that
+/// very moment, which no event can then hold, it unregisters the PMU.
 ///
 /// As for everything a module registers, its code must not outlive it: a registration that a
 /// module leaks (`core::mem::forget`) leaves the PMU registered after the module is unloaded.
@@ -820,15 +829,18 @@ impl<T: Pmu> Drop for Registration<T> {
     fn drop(&mut self) {
         // SAFETY: By the type invariants `module` is null or a valid module.
         if !unsafe { bindings::perf_pmu_module_may_unregister(self.module) } {
-            if !self.module.is_null() {
+            if self.module.is_null() {
+                return;
+            }
+            // SAFETY: `module` is a valid module. Pinning fails only when it has just started
+            // going away, with no event holding it: then the PMU is unregistered below.
+            if unsafe { bindings::perf_pmu_module_pin(self.module) } {
                 pr_warn!(
                     "perf: PMU {} dropped while its module is live: left registered\n",
                     T::NAME
                 );
-                // SAFETY: `module` is a valid, live module: it may not be unloaded any more.
-                unsafe { bindings::perf_pmu_module_pin(self.module) };
+                return;
             }
-            return;
         }
         // SAFETY: By the type invariants the PMU is registered; its module is going away (no
         // event holds it, and none can take it) or initialising (the PMU took no event), so

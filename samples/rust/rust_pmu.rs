@@ -3,9 +3,11 @@
 //! Rust PMU sample.
 //!
 //! A software PMU, `rust_pmu`, written with the kernel crate's perf API. Its events count how many
-//! times the perf core schedules them in: a task's event each time the task runs again after a
-//! context switch (and once when it is enabled), a CPU's event when it is enabled. The count
-//! grows by the event's `weight` (`config:0-15`, 0 counting as 1) each time.
+//! times the perf core schedules them in (calls the PMU's `add`): a task's event when it is
+//! enabled and each time the task runs again after a context switch, a CPU's event when it is
+//! enabled, and any event again when the perf core reschedules its context (as when another
+//! event is installed there). The count grows by the event's `weight` (`config:0-15`, 0
+//! counting as 1) each time.
 //!
 //! ```sh
 //! perf stat -e rust_pmu/weight=2/ -- sleep 1
