@@ -259,7 +259,7 @@ TEST_F(rust_pmu, busy_while_event_open)
 }
 
 /* perf stat, as users run it, with the format attribute by name. */
-TEST_F(rust_pmu, perf_stat)
+TEST_F_TIMEOUT(rust_pmu, perf_stat, 300)
 {
 	char out[] = "/tmp/rust_pmu_stat.XXXXXX", line[512], cmd[768];
 	unsigned long long count = 0, switches = 0, value;
