@@ -2,6 +2,8 @@
 # kselftest.sh [patched|stock|debug|patched-NAME]: build the selftests, boot the kernel, run
 # them, parse KUnit from the console and print the verdict.
 # kselftest.sh --build-only: build and install the selftests in build/kselftest.
+# A run installs them in build/kselftest-KIND, so that runs on different
+# kernels can go on at once.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
@@ -11,7 +13,9 @@ src=$BUILD/src-patched # the tests are built from the patched tree for every ker
 # The uapi headers of the kernel under test (the stock kernel's lack the series').
 hdrs=$BUILD/kernel-$kind
 case $kind in stock | --build-only) hdrs=$BUILD/kernel-patched ;; esac
-ksft=$BUILD/kselftest
+name=${kind#--}
+ksft=$BUILD/kselftest-$kind
+[ "$kind" != --build-only ] || ksft=$BUILD/kselftest
 run=$BUILD/run-kselftest-$kind
 
 say "building the selftests: $TARGETS"
@@ -19,11 +23,11 @@ say "building the selftests: $TARGETS"
 # selftests Makefile leaves it out of the run list and exits 0); a fresh
 # install directory: no binary of an earlier build can run.
 rm -rf "$ksft"
-run_logged "$LOGS/kselftest-build.log" make -C "$src" O="$hdrs" \
+run_logged "$LOGS/kselftest-build-$name.log" make -C "$src" O="$hdrs" \
 	"${KMAKE_VARS[@]}" headers ||
 	die "installing the uapi headers failed"
-run_logged "$LOGS/kselftest-build.log.targets" make -C "$src/tools/testing/selftests" \
-	O="$BUILD/kselftest-obj" TARGETS="$TARGETS" FORCE_TARGETS=1 \
+run_logged "$LOGS/kselftest-build-$name.log.targets" make -C "$src/tools/testing/selftests" \
+	O="$BUILD/kselftest-obj-$name" TARGETS="$TARGETS" FORCE_TARGETS=1 \
 	KHDR_INCLUDES="-isystem $hdrs/usr/include" \
 	KSFT_INSTALL_PATH="$ksft" install ||
 	die "the selftests did not build"
