@@ -55,12 +55,18 @@ kernel_fragments() {
 	esac
 }
 
+# pristine_commit DIR TREE: the pristine commit of TREE in the git
+# repository DIR; print its hash.
+pristine_commit() {
+	env "${PRISTINE_GIT_ENV[@]}" git -C "$1" commit-tree \
+		-m "Linux $(ksrc_version) (linux-source-6.12)" "$2"
+}
+
 # commit_pristine DIR: commit everything in the git repository DIR (a fresh
 # extract of the source) as the pristine commit; print its hash.
 commit_pristine() {
 	git -C "$1" add -A -f
-	env "${PRISTINE_GIT_ENV[@]}" git -C "$1" commit-tree \
-		-m "Linux $(ksrc_version) (linux-source-6.12)" "$(git -C "$1" write-tree)"
+	pristine_commit "$1" "$(git -C "$1" write-tree)"
 }
 
 # run_logged LOG CMD...: run CMD with its output in LOG; on failure show the

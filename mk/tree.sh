@@ -58,8 +58,7 @@ init_patched() {
 	fi
 	# A tree recorded before the pristine commit was reproducible: the
 	# same tree, committed again.
-	commit=$(env "${PRISTINE_GIT_ENV[@]}" git -C "$PATCHED" commit-tree \
-		-m "Linux $(ksrc_version) (linux-source-6.12)" 'pristine^{tree}')
+	commit=$(pristine_commit "$PATCHED" 'pristine^{tree}')
 	[ "$(git_p rev-parse pristine)" = "$commit" ] || git_p tag -f pristine "$commit" >/dev/null
 }
 
