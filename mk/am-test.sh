@@ -45,13 +45,10 @@ if [ "${AM_TEST_BUILD:-1}" = 0 ]; then
 	exit 0
 fi
 mkdir -p "$out"
-kmake() { make -C "$dir" O="$out" "${KMAKE_VARS[@]}" "$@"; }
-run_logged "$LOGS/am-test-config.log" kmake tinyconfig
-run_logged "$LOGS/am-test-config.log.merge" env -C "$dir" scripts/kconfig/merge_config.sh \
-	-m -O "$out" "$out/.config" "$ROOT/qemu/base.config" "$ROOT/qemu/patched.config"
-run_logged "$LOGS/am-test-config.log.olddefconfig" kmake olddefconfig
+configure_kernel "$dir" "$out" "$LOGS/am-test-config.log" "$ROOT/qemu/base.config" \
+	"$ROOT/qemu/patched.config" || die "configuring the git am tree failed"
 "$ROOT/mk/config-check.sh" "$out/.config" "$ROOT/qemu/base.config" "$ROOT/qemu/patched.config"
 say "building the git am tree (-j$JOBS); log: $LOGS/am-test.log"
-run_logged "$LOGS/am-test.log" kmake -j"$JOBS" bzImage modules ||
+run_logged "$LOGS/am-test.log" make -C "$dir" O="$out" "${KMAKE_VARS[@]}" -j"$JOBS" bzImage modules ||
 	die "the git am tree does not build"
 say "am-test: git am of the series on the pristine source applies and builds ($((SECONDS - start)) s)"

@@ -55,6 +55,18 @@ kernel_fragments() {
 	esac
 }
 
+# configure_kernel SRC OUT LOG FRAGMENT_FILE...: configure the kernel source
+# SRC in the output directory OUT as tinyconfig with the fragment files merged
+# over it (a later one wins), then olddefconfig; logs in LOG and LOG.*.
+configure_kernel() {
+	local src=$1 out=$2 log=$3
+	shift 3
+	run_logged "$log" make -C "$src" O="$out" "${KMAKE_VARS[@]}" tinyconfig &&
+		run_logged "$log.merge" env -C "$src" scripts/kconfig/merge_config.sh \
+			-m -O "$out" "$out/.config" "$@" &&
+		run_logged "$log.olddefconfig" make -C "$src" O="$out" "${KMAKE_VARS[@]}" olddefconfig
+}
+
 # pristine_commit DIR TREE: the pristine commit of TREE in the git
 # repository DIR; print its hash.
 pristine_commit() {

@@ -32,12 +32,8 @@ else
 	cfg_inputs=$(cat "${frag_files[@]}" "$src/.ksrc-version" | sha256sum)
 	if [ "$(cat "$out/.config-inputs" 2>/dev/null)" != "$cfg_inputs" ]; then
 		say "configuring: tinyconfig + ${fragments[*]/%/.config}"
-		kmake() { make -C "$src" O="$out" "${KMAKE_VARS[@]}" "$@"; }
-		run_logged "$LOGS/config-$kind.log" kmake tinyconfig
-		run_logged "$LOGS/config-$kind.log.merge" \
-			env -C "$src" scripts/kconfig/merge_config.sh -m -O "$out" \
-			"$out/.config" "${frag_files[@]}"
-		run_logged "$LOGS/config-$kind.log.olddefconfig" kmake olddefconfig
+		configure_kernel "$src" "$out" "$LOGS/config-$kind.log" "${frag_files[@]}" ||
+			die "configuring the $kind kernel failed"
 		"$ROOT/mk/config-check.sh" "$out/.config" "${frag_files[@]}"
 		echo "$cfg_inputs" >"$out/.config-inputs"
 	fi

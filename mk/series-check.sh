@@ -24,10 +24,8 @@ git_w clean -q -f -d
 mkdir -p "$OUT" "$log"
 kmake() { make -C "$WT" O="$OUT" "${KMAKE_VARS[@]}" "$@"; }
 configure() {
-	kmake tinyconfig >"$log/config.log" 2>&1 &&
-		env -C "$WT" scripts/kconfig/merge_config.sh -m -O "$OUT" "$OUT/.config" \
-			"$ROOT/qemu/base.config" "$ROOT/qemu/patched.config" >>"$log/config.log" 2>&1 &&
-		kmake olddefconfig >>"$log/config.log" 2>&1
+	configure_kernel "$WT" "$OUT" "$log/config.log" "$ROOT/qemu/base.config" \
+		"$ROOT/qemu/patched.config"
 }
 
 n=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" | wc -l)
