@@ -9,7 +9,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps kernel kernel-stock kernel-debug check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench \
+.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench \
 	series-check config-matrix am-test dev-tree export-patches refresh-patches clean
 
 help:
@@ -27,6 +27,11 @@ kernel-stock: deps
 # The patched kernel with KASAN, lockdep, kmemleak, UBSAN, KFENCE, PREEMPT.
 kernel-debug: deps
 	@mk/kernel.sh debug
+
+# perf of the patched tree, which the tests (qemu/kselftest.sh builds it)
+# and the demo use besides Debian's perf.
+perf: deps
+	@mk/perf.sh
 
 # Boot the (already built, current) kernel and run the tests.
 kselftest: kernel

@@ -22,6 +22,14 @@ KMAKE_VARS=(LLVM=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc HOSTRUSTC=/usr/
 	RUSTFMT=/usr/bin/rustfmt CLIPPY_DRIVER=/usr/bin/clippy-driver
 	BINDGEN="$TOOLS/bindgen/bin/bindgen" CLIPPY=1 KRUSTFLAGS=-Dwarnings)
 
+# perf of the patched tree (make perf) with only what the tests use: libelf
+# (kernel symbols, /proc/kcore), libbpf (BPF program info) and zlib; no
+# scripting, UI, DWARF or tracepoint parsing.
+PERF_VARS=(WERROR=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBTRACEEVENT=1 NO_GTK2=1 NO_SLANG=1
+	NO_LIBUNWIND=1 NO_DWARF=1 NO_LIBDW_DWARF_UNWIND=1 BUILD_BPF_SKEL=0 NO_JEVENTS=1
+	NO_LIBNUMA=1 NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LIBLLVM=1
+	NO_DEMANGLE=1 NO_LZMA=1 NO_AUXTRACE=1 NO_LIBPFM4=1 NO_SDT=1 NO_LIBAUDIT=1)
+
 # The pristine source's git commit (build/src-patched's "pristine") is made
 # with a fixed author, committer and date, so that its hash, the series'
 # base-commit, is the same wherever the same source is committed.

@@ -5,8 +5,10 @@
 # checked with checkpatch.pl --strict, and the kernel (with qemu/base.config
 # and qemu/patched.config, as far as the options exist yet) and, when the
 # patch touches them, the selftests are built, incrementally, in
-# build/series-check-out.  Fails naming the first patch that does not apply,
-# is not clean or does not build.  Prints one line per patch with its time.
+# build/series-check-out, and perf when the patch touches tools/perf.  Fails
+# naming the first patch that does not apply, is not clean or does not build.
+# Prints one line per patch with its time.  SERIES_CHECK_FROM=N only applies
+# the patches before N (checked by an earlier run) and checks from N on.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -34,6 +36,15 @@ configure || die "configuring the pristine tree failed: $log/config.log"
 for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 	i=$((i + 1))
 	start=$SECONDS
+	if [ "$i" -lt "${SERIES_CHECK_FROM:-1}" ]; then
+		git_w -c user.name=series-check -c user.email=series-check@localhost \
+			am -q --keep-cr "$ROOT/patches/$p" >"$log/am.log" 2>&1 ||
+			die "$p does not apply with git am: $log/am.log"
+		printf '%2d/%d %-64.64s applied\n' "$i" "$n" "$p"
+		[ "$((i + 1))" != "$SERIES_CHECK_FROM" ] || configure ||
+			die "configuring after $p failed: $log/config.log"
+		continue
+	fi
 	git_w -c user.name=series-check -c user.email=series-check@localhost \
 		am -q --keep-cr "$ROOT/patches/$p" >"$log/am.log" 2>&1 ||
 		die "$p does not apply with git am: $log/am.log"
@@ -57,6 +68,12 @@ for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 			KHDR_INCLUDES="-isystem $OUT/usr/include" all ||
 			die "the selftests do not build after $p (log: $log/$i-selftests.log)"
 		what+=" + selftests"
+	fi
+	if grep -q '^tools/perf/' <<<"$changed"; then
+		run_logged "$log/$i-perf.log" make -C "$WT/tools/perf" O="$OUT/perf" \
+			-j"$JOBS" "${PERF_VARS[@]}" perf ||
+			die "perf does not build after $p (log: $log/$i-perf.log)"
+		what+=" + perf"
 	fi
 	printf '%2d/%d %-64.64s %s in %4d s\n' "$i" "$n" "$p" "$what" $((SECONDS - start))
 done

@@ -74,7 +74,7 @@ refresh() {
 		[ -n "$c" ] || die "$f is in no patch: add it to one in build/dev, then run 'make export-patches'"
 		say "folding $f into: $(git_d log -1 --format=%s "$c")"
 		cp "$ROOT/$f" "$DEV/$f"
-		git_d add "$f"
+		git_d add -f "$f"
 		git_d commit -q --fixup="$c"
 	done
 	GIT_SEQUENCE_EDITOR=true git_d rebase -q -i --autosquash pristine

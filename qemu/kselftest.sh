@@ -34,6 +34,10 @@ run_logged "$LOGS/kselftest-build-$name.log.targets" make -C "$src/tools/testing
 
 [ "$kind" != --build-only ] || exit 0
 
+# perf of the patched tree, next to the tests that run it besides Debian's.
+"$ROOT/mk/perf.sh" >/dev/null
+cp "$BUILD/perf/perf" "$ksft/perf_bpf_probe/"
+
 # The Rust PMU sample module of this kernel, which perf_bpf_probe/rust_pmu
 # loads from its directory (the stock kernel has none: those tests skip).
 if grep -qx 'CONFIG_SAMPLE_RUST_PMU=m' "$BUILD/kernel-$kind/.config"; then
