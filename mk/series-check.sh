@@ -70,6 +70,7 @@ for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 		what+=" + selftests"
 	fi
 	if grep -q '^tools/perf/' <<<"$changed"; then
+		mkdir -p "$OUT/perf"
 		run_logged "$log/$i-perf.log" make -C "$WT/tools/perf" O="$OUT/perf" \
 			-j"$JOBS" "${PERF_VARS[@]}" perf ||
 			die "perf does not build after $p (log: $log/$i-perf.log)"

@@ -9,8 +9,9 @@
 # readable and with it hidden.  perf_names.py compares each sample's name
 # with the image /proc/kallsyms lists at its address.
 #
-# Two perfs: the tree's (./perf, built from tools/perf of the same tree, if
-# present) and the one on $PATH (a distribution's).  Cases:
+# Two perfs: the tree's (./perf next to the test, or tools/perf/perf when
+# the test runs in the source tree, if built) and the one on $PATH (a
+# distribution's).  Cases:
 #
 #   tree.kcore.before, tree.kcore.during, tree.nokcore.before,
 #   tree.nokcore.during   every kind of image is listed, at least
@@ -38,11 +39,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
+tree_perf=$here/perf
+[ -x "$tree_perf" ] || tree_perf=$here/../../../perf/perf
 perfs=()
-[ -x "$here/perf" ] && perfs+=(tree)
+[ -x "$tree_perf" ] && perfs+=(tree)
 command -v perf >/dev/null && perf version >/dev/null 2>&1 && perfs+=(path)
 perf_of() {
-	if [ "$1" = tree ]; then echo "$here/perf"; else echo perf; fi
+	if [ "$1" = tree ]; then echo "$tree_perf"; else echo perf; fi
 }
 
 ktap_print_header
