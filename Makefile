@@ -86,4 +86,4 @@ refresh-patches: deps
 	@mk/series.sh refresh
 
 clean:
-	rm -rf build/kernel-* build/run-* build/kselftest* build/logs build/series-check-out build/am-test*
+	rm -rf build/kernel-* build/run-* build/kselftest* build/logs build/series-check-out build/am-test* build/perf
