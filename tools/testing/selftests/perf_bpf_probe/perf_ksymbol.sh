@@ -111,17 +111,21 @@ analyse() {
 	sed -e "s/^/# $name $kcore: /" "$d/names.$kcore"
 }
 
+# kinds_ok NAME KCORE PHASE: kallsyms listed an image of every kind.
+kinds_ok() {
+	local want=reuseport_cbpf,seccomp,sock_filter,wl_$3 kinds
+
+	kinds=$(awk -v p="$3" '$1 == p { print $11 }' "$tmp/$1/names.$2")
+	[ "$kinds" = "$want" ] && return 0
+	echo "# kallsyms lists the $3 images $kinds, not $want"
+	return 1
+}
+
 # phase_ok NAME KCORE PHASE: the phase's figures meet the bounds.
 phase_ok() {
-	local kinds want=reuseport_cbpf,seccomp,sock_filter,wl_$3
-
+	kinds_ok "$@" || return 1
 	# PHASE samples N named N unknown N misnamed N kinds K,...
 	set -- $(grep "^$3 " "$tmp/$1/names.$2")
-	kinds=${11}
-	if [ "$kinds" != "$want" ]; then
-		echo "# kallsyms lists the images $kinds, not $want"
-		return 1
-	fi
 	if [ "$3" -lt "$MIN_SAMPLES" ]; then
 		echo "# $3 samples, fewer than $MIN_SAMPLES"
 		return 1
@@ -132,14 +136,10 @@ phase_ok() {
 
 # bpf_events_ok NAME PHASES...: a REGISTER and an UNREGISTER of each image.
 bpf_events_ok() {
-	local name=$1 img phase rc=0 kinds
+	local name=$1 img phase rc=0
 	shift
 	for phase in "$@"; do
-		kinds=$(awk -v p="$phase" '$1 == p { print $11 }' "$tmp/$name/names.kcore")
-		if [ "$kinds" != "reuseport_cbpf,seccomp,sock_filter,wl_$phase" ]; then
-			echo "# kallsyms lists the $phase images $kinds"
-			rc=1
-		fi
+		kinds_ok "$name" kcore "$phase" || rc=1
 		for img in $(awk -v p="$phase" '$2 == p { print $3 }' "$tmp/$name/names.kcore"); do
 			grep -q "KSYMBOL .*flags 0x0 name $img" "$tmp/$name/events.out" ||
 				{ echo "# no REGISTER record of $img"; rc=1; }
@@ -148,6 +148,11 @@ bpf_events_ok() {
 		done
 	done
 	return $rc
+}
+
+# callchain_ok NAME: some sample's callchain went through a seccomp filter.
+callchain_ok() {
+	grep -Eq '^callchain [1-9]' "$tmp/$1/names.kcore"
 }
 
 for name in tree path; do
@@ -161,11 +166,6 @@ for name in tree path; do
 		analyse "$name" nokcore
 	fi
 done
-
-# callchain_ok NAME: some sample's callchain went through a seccomp filter.
-callchain_ok() {
-	grep -Eq '^callchain [1-9]' "$tmp/$1/names.kcore"
-}
 
 case_result() {
 	local case=$1
