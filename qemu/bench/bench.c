@@ -10,6 +10,17 @@
  * and the last two again with a KSYMBOL listener on every CPU (_listening);
  *   kallsyms_read_0     read all of /proc/kallsyms (ns per read, as root)
  *   kallsyms_read_4000  the same with 4000 live socket filters
+ *   close_256_kprobes   close() of 256 kprobe events on distinct functions, one
+ *                       by one, until /sys/kernel/debug/kprobes/list is as
+ *                       before (ns for all of them)
+ *   close_64_uprobes    close() of 64 uprobe events on distinct instructions of
+ *                       a file on a tmpfs, one by one, until the tmpfs can be
+ *                       unmounted (ns for all of them)
+ *   exit_256_kprobes    exit of a process with 256 kprobe events open: from
+ *                       telling it to exit until waitpid() returns
+ *   bpftrace_200_kprobes_exit  bpftrace with 200 kprobes (each through the
+ *                       kprobe PMU) whose BEGIN calls exit(): from BEGIN until
+ *                       waitpid() returns (when bpftrace is installed)
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -27,17 +38,148 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
-#include "perf_bpf_probe/probe_lib.h"
-#include "perf_bpf_probe/probe_target.h"
+#include "perf_bpf_probe/teardown_lib.h"
 
 #define REPEAT 5
+#define MANY_KPROBES 256
+#define MANY_UPROBES 64
 
-static uint64_t now_ns(void)
+static double close_kprobes(void)
 {
-	struct timespec ts;
+	struct perf_event_attr attr = { .disabled = 0 };
+	int fds[MANY_KPROBES], n, listed = kprobes_listed();
+	uint64_t t0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	n = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL);
+	if (n != MANY_KPROBES || listed < 0) {
+		fprintf(stderr, "%d of %d kprobes opened, %d listed\n", n, MANY_KPROBES, listed);
+		exit(1);
+	}
+	t0 = now_ns();
+	close_all(fds, n);
+	if (wait_kprobes_listed(listed, 600000) < 0) {
+		fprintf(stderr, "the kprobes stay listed\n");
+		exit(1);
+	}
+	return now_ns() - t0;
+}
+
+static double close_uprobes(void)
+{
+	char dir[] = "/tmp/bench-uprobes.XXXXXX", path[256];
+	struct perf_event_attr attr = { .disabled = 0 };
+	int fds[MANY_UPROBES];
+	uint64_t t0;
+
+	if (!mkdtemp(dir) || copy_self_to_tmpfs(dir, path, sizeof(path)) ||
+	    open_nop_uprobes(&attr, path, fds, MANY_UPROBES) != MANY_UPROBES) {
+		perror("uprobes on a tmpfs");
+		exit(1);
+	}
+	t0 = now_ns();
+	close_all(fds, MANY_UPROBES);
+	if (umount_when_free(dir, 600000) < 0) {
+		perror("umount");
+		exit(1);
+	}
+	t0 = now_ns() - t0;
+	rmdir(dir);
+	return t0;
+}
+
+#define BPFTRACE_KPROBES 200
+
+/* The program: BPFTRACE_KPROBES kprobes on syscall entries that take one. */
+static char *bpftrace_program(void)
+{
+	static char prog[BPFTRACE_KPROBES * (SYSCALL_NAME_MAX + 8) + 256];
+	static char names[BPFTRACE_KPROBES][SYSCALL_NAME_MAX];
+	struct perf_event_attr attr = { .disabled = 0 };
+	int fds[BPFTRACE_KPROBES], i, n;
+	size_t len = 0;
+
+	n = open_syscall_kprobes(&attr, fds, BPFTRACE_KPROBES, names);
+	close_all(fds, n);
+	if (n != BPFTRACE_KPROBES)
+		return NULL;
+	for (i = 0; i < n; i++)
+		len += snprintf(prog + len, sizeof(prog) - len, "%skprobe:%s", i ? "," : "",
+				names[i]);
+	snprintf(prog + len, sizeof(prog) - len,
+		 " { @[probe] = count(); } BEGIN { printf(\"%%llu\\n\", nsecs); exit(); }");
+	return prog;
+}
+
+/* ns from bpftrace's BEGIN, which exits, until waitpid() returns; -1 without bpftrace. */
+static double bpftrace_exit(const char *prog)
+{
+	unsigned long long begin = 0;
+	int out[2], status;
+	char buf[4096];
+	ssize_t r;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe(out))
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		execlp("bpftrace", "bpftrace", "-e", prog, NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	while (len < sizeof(buf) - 1 && (r = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
+		char *nl;
+
+		len += r;
+		buf[len] = 0;
+		/* "Attaching N probes...", then BEGIN's line. */
+		nl = strstr(buf, "...\n");
+		if (nl && sscanf(nl + 4, "%llu\n", &begin) == 1 && strchr(nl + 4, '\n'))
+			break;
+	}
+	if (waitpid(pid, &status, 0) != pid || status || !begin) {
+		fprintf(stderr, "bpftrace failed (status %d): %s\n", status, buf);
+		return -1;
+	}
+	close(out[0]);
+	return now_ns() - begin;
+}
+
+static double exit_kprobes(void)
+{
+	int ready[2], go[2], status;
+	uint64_t t0;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		struct perf_event_attr attr = { .disabled = 0 };
+		int fds[MANY_KPROBES];
+
+		c = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL) == MANY_KPROBES;
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1 || !c) {
+		fprintf(stderr, "the child could not open %d kprobes\n", MANY_KPROBES);
+		exit(1);
+	}
+	t0 = now_ns();
+	if (write(go[1], &c, 1) != 1 || waitpid(pid, &status, 0) != pid || status)
+		exit(1);
+	t0 = now_ns() - t0;
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	return t0;
 }
 
 static double open_close(const char *func, int n)
@@ -273,6 +415,25 @@ int main(int argc, char **argv)
 		report("kallsyms_read_4000", v);
 		for (i = 0; i < 4000; i++)
 			close(sfds[i]);
+	}
+
+	for (i = 0; i < REPEAT; i++)
+		v[i] = close_kprobes();
+	report("close_256_kprobes", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = close_uprobes();
+	report("close_64_uprobes", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = exit_kprobes();
+	report("exit_256_kprobes", v);
+
+	if (!system("command -v bpftrace >/dev/null")) {
+		const char *prog = bpftrace_program();
+
+		for (i = 0; prog && i < REPEAT; i++)
+			v[i] = bpftrace_exit(prog);
+		if (prog && v[0] >= 0)
+			report("bpftrace_200_kprobes_exit", v);
 	}
 	return 0;
 }

@@ -50,8 +50,10 @@ use crate::{
     bindings,
     error::{code::*, from_result, to_result, Error, Result, VTABLE_DEFAULT_ERROR},
     ffi::{c_char, c_int},
+    new_mutex, new_spinlock,
     prelude::*,
     str::CStr,
+    sync::{Mutex, SpinLock},
     types::Opaque,
 };
 use core::{marker::PhantomData, mem::ManuallyDrop, ops::Deref, ptr::NonNull};
@@ -192,6 +194,19 @@ impl Event {
 /// The release of what an event holds (the C `perf_event::destroy`).
 type Release = unsafe extern "C" fn(*mut bindings::perf_event);
 
+/// What a prepared event holds, besides what the PMU's [`Pmu::destroy`] releases.
+#[derive(Clone, Copy)]
+enum Held {
+    /// Nothing.
+    Nothing,
+    /// A local kprobe, of `perf_local_kprobe_init()`.
+    #[cfg(CONFIG_KPROBE_EVENTS)]
+    Kprobe,
+    /// A local uprobe, of `perf_local_uprobe_init()`.
+    #[cfg(CONFIG_UPROBE_EVENTS)]
+    Uprobe,
+}
+
 /// An event that the perf core is initialising, given to [`Pmu::event_init`].
 ///
 /// It can only be consumed by what makes a [`Prepared`] event: [`EventInit::accept`], or for a
@@ -242,7 +257,7 @@ impl<'a, T: Pmu> EventInit<'a, T> {
         );
         Prepared {
             event: self.event,
-            release: None,
+            held: Held::Nothing,
             _p: PhantomData,
         }
     }
@@ -264,7 +279,7 @@ impl<'a, T: Pmu> EventInit<'a, T> {
         })?;
         Ok(Prepared {
             event: self.event,
-            release: Some(bindings::perf_kprobe_destroy),
+            held: Held::Kprobe,
             _p: PhantomData,
         })
     }
@@ -295,7 +310,7 @@ impl<'a, T: Pmu> EventInit<'a, T> {
         })?;
         Ok(Prepared {
             event: self.event,
-            release: Some(bindings::perf_uprobe_destroy),
+            held: Held::Uprobe,
             _p: PhantomData,
         })
     }
@@ -309,28 +324,37 @@ impl<'a, T: Pmu> EventInit<'a, T> {
 ///
 /// # Invariants
 ///
-/// `release`, if any, releases what the event holds, and has not been called.
+/// The event holds what `held` says, which has not been released.
 pub struct Prepared<'a, T: Pmu> {
     event: &'a Event,
-    release: Option<Release>,
+    held: Held,
     _p: PhantomData<T>,
 }
 
 impl<T: Pmu> Prepared<'_, T> {
-    /// Hands the event over to the perf core: returns the release it must call.
-    fn into_release(self) -> Option<Release> {
-        let release = self.release;
+    /// Hands the event over to the perf core: returns what the event holds, which its destroy
+    /// must release.
+    fn into_held(self) -> Held {
+        let held = self.held;
         core::mem::forget(self);
-        release
+        held
     }
 }
 
 impl<T: Pmu> Drop for Prepared<'_, T> {
     fn drop(&mut self) {
-        if let Some(release) = self.release {
-            // SAFETY: By the type invariants `release` releases what the event holds, once; the
-            // event is still being initialised, in process context.
-            unsafe { release(self.event.as_raw()) };
+        if !T::TRACE_EVENTS {
+            return;
+        }
+        match self.held {
+            Held::Nothing => {}
+            // SAFETY: By the type invariants the event holds a kprobe, which is released once,
+            // while the event is still being initialised, in process context.
+            #[cfg(CONFIG_KPROBE_EVENTS)]
+            Held::Kprobe => unsafe { bindings::perf_kprobe_destroy(self.event.as_raw()) },
+            // SAFETY: As for a kprobe.
+            #[cfg(CONFIG_UPROBE_EVENTS)]
+            Held::Uprobe => unsafe { bindings::perf_uprobe_destroy(self.event.as_raw()) },
         }
     }
 }
@@ -391,6 +415,281 @@ impl Drop for UserCString {
     fn drop(&mut self) {
         // SAFETY: By the type invariants `ptr` was allocated with `kmalloc` and is owned by us.
         unsafe { bindings::kfree(self.ptr.as_ptr().cast()) };
+    }
+}
+
+/// What an event held that can be released in batches, by a [`Reaper`].
+///
+/// Releasing some things waits for every CPU to pass a quiescent state (a grace period): the
+/// release of a probe waits until no handler of the probe can still run. A batch of them waits
+/// once.
+pub trait Reap: Send + Sized + 'static {
+    /// Releases what the items of `batch` hold, with one wait for all of them.
+    ///
+    /// Called in process context, where it may sleep, by the reaper's work item or by a task
+    /// that defers an item to a full reaper; several calls may run at once. The items are
+    /// dropped after it returns.
+    fn reap(batch: &mut [Self]);
+}
+
+/// A queue of things to release in batches, from a work item.
+///
+/// [`Reaper::defer`] queues an item and returns at once; the reaper's work item takes every
+/// item queued so far and releases them with one call of [`Reap::reap`]. While it waits, more
+/// items queue up, to be released together next. At most `capacity` items wait in the queue
+/// (the reaper allocates room for them when it is created, and never allocates again):
+/// [`Reaper::defer`] releases an item at once, in the caller, when the queue is full. So at
+/// most twice `capacity` items, the queued ones and the batch being released, are ever pending.
+///
+/// Dropping the reaper waits for its work item and releases what is still queued. As for
+/// everything a module creates, a reaper of a module must be dropped before the module is
+/// unloaded, which a reaper that is leaked (`core::mem::forget`) is not.
+///
+/// # Examples
+///
+/// ```
+/// use core::sync::atomic::{AtomicUsize, Ordering};
+/// use kernel::perf::{Reap, Reaper};
+/// use kernel::prelude::*;
+///
+/// static RELEASED: AtomicUsize = AtomicUsize::new(0);
+/// static BATCHES: AtomicUsize = AtomicUsize::new(0);
+///
+/// struct Held(usize);
+///
+/// impl Reap for Held {
+///     fn reap(batch: &mut [Self]) {
+///         // One wait for all of them, as `synchronize_rcu()` would be.
+///         BATCHES.fetch_add(1, Ordering::Relaxed);
+///         RELEASED.fetch_add(batch.iter().map(|held| held.0).sum(), Ordering::Relaxed);
+///     }
+/// }
+///
+/// let reaper = KBox::pin_init(Reaper::<Held>::new(8), GFP_KERNEL)?;
+/// for _ in 0..20 {
+///     reaper.defer(Held(1));
+/// }
+/// reaper.flush();
+/// assert_eq!(RELEASED.load(Ordering::Relaxed), 20);
+/// assert!(BATCHES.load(Ordering::Relaxed) >= 1);
+///
+/// // Dropping the reaper releases what is still queued.
+/// reaper.defer(Held(3));
+/// drop(reaper);
+/// assert_eq!(RELEASED.load(Ordering::Relaxed), 23);
+/// # Ok::<(), Error>(())
+/// ```
+///
+/// # Invariants
+///
+/// `pending` and `batch` each have room for `capacity` items; `work` is initialised with
+/// [`Reaper::work_fn`] as its function.
+#[pin_data(PinnedDrop)]
+pub struct Reaper<R: Reap> {
+    #[pin]
+    pending: SpinLock<KVec<R>>,
+    #[pin]
+    batch: Mutex<KVec<R>>,
+    capacity: usize,
+    #[pin]
+    work: Opaque<bindings::work_struct>,
+}
+
+// SAFETY: The items are `Send`; the work item is only used through the workqueue functions,
+// which may be called from any thread.
+unsafe impl<R: Reap> Send for Reaper<R> {}
+
+// SAFETY: `&Reaper` only queues items under a lock, releases them under another, and queues the
+// work item, which the workqueue functions allow from any thread.
+unsafe impl<R: Reap> Sync for Reaper<R> {}
+
+impl<R: Reap> Reaper<R> {
+    /// Creates a reaper that queues at most `capacity` items.
+    pub fn new(capacity: usize) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            pending <- new_spinlock!(
+                KVec::with_capacity(capacity, GFP_KERNEL)?,
+                "perf::Reaper::pending"
+            ),
+            batch <- new_mutex!(
+                KVec::with_capacity(capacity, GFP_KERNEL)?,
+                "perf::Reaper::batch"
+            ),
+            capacity,
+            // INVARIANT: The work item's function is `work_fn`.
+            work <- Opaque::ffi_init(|slot| {
+                // SAFETY: `slot` is a `work_struct` that is not in use; `work_fn` is a work
+                // function for the `work` of a `Reaper<R>`, and the name and key are static.
+                unsafe {
+                    bindings::init_work_with_key(
+                        slot,
+                        Some(Self::work_fn),
+                        false,
+                        crate::c_str!("perf::Reaper::work").as_char_ptr(),
+                        crate::static_lock_class!().as_ptr(),
+                    )
+                }
+            }),
+        })
+    }
+
+    /// Queues `item` to be released with the next batch, or releases it at once, in the caller,
+    /// when the queue is full.
+    ///
+    /// It may sleep: it is called in process context.
+    pub fn defer(&self, item: R) {
+        let mut pending = self.pending.lock();
+        let len = pending.len();
+        if len >= self.capacity {
+            drop(pending);
+            let mut item = item;
+            R::reap(core::slice::from_mut(&mut item));
+            return;
+        }
+        pending.spare_capacity_mut()[0].write(item);
+        // SAFETY: By the type invariants there was room for the item, which is initialised.
+        unsafe { pending.set_len(len + 1) };
+        drop(pending);
+        // SAFETY: By the type invariants the work item is initialised; the reaper is pinned, and
+        // its drop cancels the work item before it is freed.
+        unsafe {
+            bindings::queue_work_on(
+                bindings::wq_misc_consts_WORK_CPU_UNBOUND as _,
+                bindings::system_unbound_wq,
+                self.work.get(),
+            )
+        };
+    }
+
+    /// Releases every item queued so far, in the caller, and waits until those that the work
+    /// item took are released.
+    pub fn flush(&self) {
+        // The work item releases its batch holding `batch`.
+        let mut batch = self.batch.lock();
+        core::mem::swap(&mut *self.pending.lock(), &mut *batch);
+        Self::release(&mut batch);
+    }
+
+    /// Releases the items of `batch` and empties it, keeping its room.
+    fn release(batch: &mut KVec<R>) {
+        if batch.is_empty() {
+            return;
+        }
+        R::reap(batch);
+        let len = batch.len();
+        let items = core::ptr::slice_from_raw_parts_mut(batch.as_mut_ptr(), len);
+        // SAFETY: The first `len` items are initialised; the length is reset before they are
+        // dropped, so that none is dropped twice.
+        unsafe {
+            batch.set_len(0);
+            core::ptr::drop_in_place(items);
+        }
+    }
+
+    /// # Safety
+    ///
+    /// `work` must be the `work` of a `Reaper<R>` that is not freed until the function returns.
+    unsafe extern "C" fn work_fn(work: *mut bindings::work_struct) {
+        // SAFETY: By the function requirements `work` is the `work` field of a live reaper;
+        // `Opaque<work_struct>` has the layout of a `work_struct`.
+        let this = unsafe { &*crate::container_of!(work, Self, work) };
+        this.flush();
+    }
+}
+
+#[pinned_drop]
+impl<R: Reap> PinnedDrop for Reaper<R> {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: By the type invariants the work item is initialised. Once this returns it is
+        // neither queued nor running, and cannot be queued again: nothing else borrows the reaper.
+        unsafe { bindings::cancel_work_sync(self.work.get()) };
+        self.flush();
+    }
+}
+
+/// The trace event of a local kprobe that its event's destroy disarmed, to be released in a
+/// batch.
+///
+/// # Invariants
+///
+/// `0` was returned by `perf_local_kprobe_disarm()` and is not released yet; it is released by
+/// [`Reap::reap`], once.
+#[repr(transparent)]
+struct DisarmedKprobe(NonNull<bindings::trace_event_call>);
+
+/// The trace event of a local uprobe that its event's destroy disarmed, to be released in a
+/// batch.
+///
+/// # Invariants
+///
+/// As for [`DisarmedKprobe`], with `perf_local_uprobe_disarm()`.
+#[repr(transparent)]
+struct DisarmedUprobe(NonNull<bindings::trace_event_call>);
+
+// SAFETY: The trace event of a disarmed probe may be released from any task.
+unsafe impl Send for DisarmedKprobe {}
+
+// SAFETY: As for `DisarmedKprobe`.
+unsafe impl Send for DisarmedUprobe {}
+
+/// The items of `batch` as the C array of trace events the release functions take.
+fn trace_events<P>(batch: &mut [P]) -> (*mut *mut bindings::trace_event_call, u32) {
+    // A reaper's batches are small: at most `PROBE_REAPER_CAPACITY` items.
+    let n = batch.len() as u32;
+    // CAST: Both probe types are `repr(transparent)` wrappers around a non-null pointer.
+    (batch.as_mut_ptr().cast(), n)
+}
+
+// The release functions are not exported: these are not inlined into a module whose PMU data
+// holds (empty) reapers of probes.
+impl Reap for DisarmedKprobe {
+    #[inline(never)]
+    fn reap(batch: &mut [Self]) {
+        let (calls, n) = trace_events(batch);
+        // SAFETY: By the type invariants each item is a disarmed kprobe's trace event, released
+        // here once: a reaper drops the items it reaped, and they do nothing when dropped.
+        #[cfg(CONFIG_KPROBE_EVENTS)]
+        unsafe {
+            bindings::perf_local_kprobes_release(calls, n)
+        };
+        #[cfg(not(CONFIG_KPROBE_EVENTS))]
+        let _ = (calls, n);
+    }
+}
+
+impl Reap for DisarmedUprobe {
+    #[inline(never)]
+    fn reap(batch: &mut [Self]) {
+        let (calls, n) = trace_events(batch);
+        // SAFETY: As for `DisarmedKprobe`, with uprobes.
+        #[cfg(CONFIG_UPROBE_EVENTS)]
+        unsafe {
+            bindings::perf_local_uprobes_release(calls, n)
+        };
+        #[cfg(not(CONFIG_UPROBE_EVENTS))]
+        let _ = (calls, n);
+    }
+}
+
+/// How many disarmed probes of each kind a trace-event PMU queues for release (see
+/// [`Reaper`]): tools detach hundreds to a few thousand probes at once.
+const PROBE_REAPER_CAPACITY: usize = 1024;
+
+/// The reapers of the probes of a trace-event PMU's events.
+#[pin_data]
+struct ProbeReapers {
+    #[pin]
+    kprobes: Reaper<DisarmedKprobe>,
+    #[pin]
+    uprobes: Reaper<DisarmedUprobe>,
+}
+
+impl ProbeReapers {
+    fn new() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            kprobes <- Reaper::new(PROBE_REAPER_CAPACITY),
+            uprobes <- Reaper::new(PROBE_REAPER_CAPACITY),
+        })
     }
 }
 
@@ -511,11 +810,23 @@ impl<T: Pmu> Adapter<T> {
                 event: unsafe { Event::from_raw(event) },
                 _p: PhantomData,
             };
-            let release = T::event_init(init)?.into_release();
-            let destroy = if T::HAS_DESTROY {
-                Some(Self::destroy_callback as Release)
+            let held = T::event_init(init)?.into_held();
+            // Only a trace-event PMU's events hold probes: the others never refer to the probe
+            // functions, which modules cannot use.
+            let destroy = if !T::TRACE_EVENTS {
+                if T::HAS_DESTROY {
+                    Some(Self::destroy_callback as Release)
+                } else {
+                    None
+                }
             } else {
-                release
+                match held {
+                    Held::Nothing => None,
+                    #[cfg(CONFIG_KPROBE_EVENTS)]
+                    Held::Kprobe => Some(Self::kprobe_destroy_callback as Release),
+                    #[cfg(CONFIG_UPROBE_EVENTS)]
+                    Held::Uprobe => Some(Self::uprobe_destroy_callback as Release),
+                }
             };
             // SAFETY: The event is valid and owned by the perf core, which calls `destroy` once
             // when it frees the event, and never for an event whose initialisation failed.
@@ -530,6 +841,58 @@ impl<T: Pmu> Adapter<T> {
     unsafe extern "C" fn destroy_callback(event: *mut bindings::perf_event) {
         // SAFETY: By the function requirements `event` is valid during the callback.
         T::destroy(unsafe { Event::from_raw(event) })
+    }
+
+    /// Returns the reapers of the probes of `event`, an event of this PMU.
+    ///
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU.
+    unsafe fn probe_reapers<'a>(event: *mut bindings::perf_event) -> Option<&'a ProbeReapers> {
+        // SAFETY: By the function requirements the event's PMU is this registered PMU, whose
+        // data outlives its events.
+        let data = unsafe { PmuData::<T>::from_pmu((*event).pmu) };
+        data.probes.as_deref()
+    }
+
+    /// The destroy of an event that holds a kprobe: disarms it at once and defers its release.
+    ///
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU, holding a kprobe, being freed.
+    #[cfg(CONFIG_KPROBE_EVENTS)]
+    unsafe extern "C" fn kprobe_destroy_callback(event: *mut bindings::perf_event) {
+        // SAFETY: By the function requirements the event holds a local kprobe, released once.
+        let Some(probe) = NonNull::new(unsafe { bindings::perf_local_kprobe_disarm(event) }) else {
+            return;
+        };
+        // INVARIANT: The disarm returned the probe's trace event, released by the reaper.
+        let probe = DisarmedKprobe(probe);
+        // SAFETY: By the function requirements `event` is a valid event of this PMU.
+        match unsafe { Self::probe_reapers(event) } {
+            Some(reapers) => reapers.kprobes.defer(probe),
+            None => Reap::reap(&mut [probe]),
+        }
+    }
+
+    /// The destroy of an event that holds a uprobe: disarms it at once and defers its release.
+    ///
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU, holding a uprobe, being freed.
+    #[cfg(CONFIG_UPROBE_EVENTS)]
+    unsafe extern "C" fn uprobe_destroy_callback(event: *mut bindings::perf_event) {
+        // SAFETY: By the function requirements the event holds a local uprobe, released once.
+        let Some(probe) = NonNull::new(unsafe { bindings::perf_local_uprobe_disarm(event) }) else {
+            return;
+        };
+        // INVARIANT: The disarm returned the probe's trace event, released by the reaper.
+        let probe = DisarmedUprobe(probe);
+        // SAFETY: By the function requirements `event` is a valid event of this PMU.
+        match unsafe { Self::probe_reapers(event) } {
+            Some(reapers) => reapers.uprobes.defer(probe),
+            None => Reap::reap(&mut [probe]),
+        }
     }
 
     /// # Safety
@@ -662,6 +1025,8 @@ struct PmuData<T: Pmu> {
     groups: Opaque<[*const bindings::attribute_group; 2]>,
     format: KVec<FormatDeviceAttribute>,
     attrs: KVec<*mut bindings::attribute>,
+    /// For a PMU whose events are trace events, the release of their probes.
+    probes: Option<Pin<KBox<ProbeReapers>>>,
     _p: PhantomData<T>,
 }
 
@@ -673,8 +1038,24 @@ impl<T: Pmu> PmuData<T> {
             groups: Opaque::uninit(),
             format: Self::format_attributes()?,
             attrs: KVec::with_capacity(T::FORMAT.len() + 1, GFP_KERNEL)?,
+            probes: if T::TRACE_EVENTS {
+                Some(KBox::pin_init(ProbeReapers::new(), GFP_KERNEL)?)
+            } else {
+                None
+            },
             _p: PhantomData,
         })
+    }
+
+    /// Returns the data of the PMU `pmu`.
+    ///
+    /// # Safety
+    ///
+    /// `pmu` must be the `pmu` of a registered `PmuData<T>`, which stays registered for `'a`.
+    unsafe fn from_pmu<'a>(pmu: *mut bindings::pmu) -> &'a Self {
+        // SAFETY: By the function requirements `pmu` is the `pmu` field of a live `PmuData<T>`;
+        // `Opaque<pmu>` has the layout of a `pmu`. Once registered, the data is only shared.
+        unsafe { &*crate::container_of!(pmu, Self, pmu) }
     }
 
     fn format_attributes() -> Result<KVec<FormatDeviceAttribute>> {

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The teardown of probe events: what must hold once close() returns (no
+ * more samples or BPF runs, the probe disarmed, the same probe open again at
+ * once), that the closing task waits for no grace period (the kprobe and
+ * uprobe PMUs release their probes in batches, from a work item), that the
+ * kernel's lists and the probed files and modules are free again soon after
+ * the last close or the exit of the process, and that a task opening and
+ * closing probes in a loop keeps what is pending bounded.
+ */
+#define _GNU_SOURCE
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "teardown_lib.h"
+
+#define MANY_KPROBES 256
+#define MANY_UPROBES PROBE_NOPS
+/* The reapers' capacity, of PROBE_REAPER_CAPACITY in rust/kernel/perf.rs. */
+#define REAPER_CAPACITY 1024
+/* Long enough for a few grace periods of the debug kernel under QEMU. */
+#define GONE_TIMEOUT_MS 60000
+
+static void call_target(int n)
+{
+	while (n--)
+		probe_target(1);
+}
+
+static int open_target(const char *pmu, struct perf_event_attr *attr)
+{
+	uint64_t addr;
+
+	if (!strcmp(pmu, "kprobe"))
+		return probe_open_attr(attr, "kprobe", 0, (uintptr_t)getppid_symbol(&addr), 0);
+	return probe_open_attr(attr, "uprobe", 0, (uintptr_t)self_exe(),
+			       self_file_offset((void *)probe_target));
+}
+
+static void hit_target(const char *pmu, int n)
+{
+	if (!strcmp(pmu, "kprobe"))
+		trigger_getppid(n);
+	else
+		call_target(n);
+}
+
+/*
+ * A counting kprobe event on @func that counts the calls made by this task
+ * only, or -errno.
+ */
+static int count_calls(const char *func)
+{
+	struct perf_event_attr attr = { .disabled = 0 };
+
+	return probe_open_attr(&attr, "kprobe", 0, (uintptr_t)func, 0);
+}
+
+FIXTURE(teardown) {
+	const char *pmu;
+	int map, prog;
+	char log[4096];
+};
+
+FIXTURE_VARIANT(teardown) {
+	const char *pmu;
+};
+
+FIXTURE_VARIANT_ADD(teardown, kprobe) { .pmu = "kprobe" };
+FIXTURE_VARIANT_ADD(teardown, uprobe) { .pmu = "uprobe" };
+
+FIXTURE_SETUP(teardown)
+{
+	self->pmu = variant->pmu;
+	self->map = -1;
+	self->prog = -1;
+	if (pmu_type(self->pmu) < 0)
+		SKIP(return, "no %s PMU", self->pmu);
+	ASSERT_LE(0, kprobes_listed()) TH_LOG("no " KPROBES_LIST);
+	self->map = counter_map();
+	ASSERT_LE(0, self->map) TH_LOG("BPF_MAP_CREATE: %s", strerror(errno));
+	self->prog = counting_prog(self->map, self->log, sizeof(self->log));
+	ASSERT_LE(0, self->prog) TH_LOG("BPF_PROG_LOAD: %s\n%s", strerror(errno), self->log);
+}
+
+FIXTURE_TEARDOWN(teardown)
+{
+	close(self->prog);
+	close(self->map);
+}
+
+#define RING_PAGES 8
+
+/*
+ * A probe event that samples every hit into the ring buffer of another
+ * event (which outlives it), and one that runs a BPF program (which, as it
+ * returns 0, would drop the first one's samples): once close() has
+ * returned, hits add neither samples nor program runs.
+ */
+TEST_F(teardown, close_stops_samples_and_programs)
+{
+	struct perf_event_attr ring_attr = {
+		.size = sizeof(ring_attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+	};
+	struct perf_event_attr attr = {
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP,
+		.wakeup_events = 1,
+	};
+	struct perf_event_attr bpf_attr = { .disabled = 0 };
+	struct perf_event_mmap_page *page;
+	uint64_t head, runs;
+	int ring, fd, bpf_fd;
+
+	ring = sys_perf_event_open(&ring_attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, ring) TH_LOG("dummy event: %s", strerror(errno));
+	page = mmap(NULL, (RING_PAGES + 1) * getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_SHARED, ring, 0);
+	ASSERT_NE(MAP_FAILED, page);
+
+	fd = open_target(self->pmu, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s event: %s", self->pmu, strerror(-fd));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring));
+	bpf_fd = open_target(self->pmu, &bpf_attr);
+	ASSERT_LE(0, bpf_fd) TH_LOG("%s event: %s", self->pmu, strerror(-bpf_fd));
+	ASSERT_EQ(0, ioctl(bpf_fd, PERF_EVENT_IOC_SET_BPF, self->prog));
+	hit_target(self->pmu, 10);
+	head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+	runs = counter_value(self->map);
+	ASSERT_EQ(10, runs);
+	ASSERT_LT(0, head) TH_LOG("the event took no sample");
+
+	close(fd);
+	close(bpf_fd);
+	hit_target(self->pmu, 1000);
+	EXPECT_EQ(runs, counter_value(self->map)) TH_LOG("BPF runs after close()");
+	EXPECT_EQ(head, __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE))
+		TH_LOG("samples after close()");
+	munmap(page, (RING_PAGES + 1) * getpagesize());
+	close(ring);
+}
+
+/*
+ * Many events on the same function (or file offset) closed, and one opened
+ * on it at once: it counts every hit, and only those.
+ */
+TEST_F(teardown, reopen_at_once_counts)
+{
+	struct perf_event_attr attr = { .disabled = 0 };
+	int fds[32], i, fd;
+
+	for (i = 0; i < 32; i++) {
+		struct perf_event_attr a = attr;
+
+		fds[i] = open_target(self->pmu, &a);
+		ASSERT_LE(0, fds[i]) TH_LOG("%s event %d: %s", self->pmu, i, strerror(-fds[i]));
+	}
+	hit_target(self->pmu, 5);
+	close_all(fds, 32);
+	fd = open_target(self->pmu, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s event: %s", self->pmu, strerror(-fd));
+	hit_target(self->pmu, 100);
+	EXPECT_EQ(100, read_count(fd));
+	close(fd);
+}
+
+/*
+ * Closing many events, one by one: the closing task calls no
+ * synchronize_rcu() (nor, for uprobes, synchronize_rcu_tasks_trace()), which
+ * each close of the C PMUs calls.  Then the kprobes leave the kernel's list
+ * and the uprobes release their file (its mount can be unmounted) soon.
+ */
+TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
+{
+	const char *waits = strcmp(self->pmu, "kprobe") ? "synchronize_rcu_tasks_trace" :
+				"synchronize_rcu";
+	struct perf_event_attr attr = { .disabled = 0 };
+	char dir[] = "/tmp/probe_teardown.XXXXXX", path[256];
+	int fds[MANY_KPROBES], n, listed, counter;
+	int64_t gone;
+	uint64_t calls;
+
+	listed = kprobes_armed();
+	if (!strcmp(self->pmu, "kprobe")) {
+		n = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL);
+		ASSERT_LE(64, n) TH_LOG("only %d syscall entries take a kprobe", n);
+		ASSERT_LE(listed + n, kprobes_armed());
+	} else {
+		ASSERT_NE(NULL, mkdtemp(dir));
+		ASSERT_EQ(0, copy_self_to_tmpfs(dir, path, sizeof(path)));
+		n = open_nop_uprobes(&attr, path, fds, MANY_UPROBES);
+		ASSERT_EQ(MANY_UPROBES, n) TH_LOG("uprobe: %s", strerror(-n));
+		ASSERT_NE(0, umount(dir)) TH_LOG("a uprobe's file does not keep its mount busy");
+		ASSERT_EQ(EBUSY, errno);
+	}
+
+	counter = count_calls(waits);
+	ASSERT_LE(0, counter) TH_LOG("kprobe on %s: %s", waits, strerror(-counter));
+	close_all(fds, n);
+	calls = read_count(counter);
+	close(counter);
+	EXPECT_EQ(0, calls) TH_LOG("closing %d %s events called %s %llu times", n, self->pmu,
+				   waits, (unsigned long long)calls);
+
+	if (!strcmp(self->pmu, "kprobe")) {
+		gone = wait_kprobes_listed(listed, GONE_TIMEOUT_MS);
+		EXPECT_LE(0, gone) TH_LOG("%d kprobes listed %d s after the close, %d before",
+					  kprobes_listed(), GONE_TIMEOUT_MS / 1000, listed);
+	} else {
+		gone = umount_when_free(dir, GONE_TIMEOUT_MS);
+		EXPECT_LE(0, gone) TH_LOG("the uprobes' mount busy %d s after the close: %s",
+					  GONE_TIMEOUT_MS / 1000, strerror(errno));
+		if (gone < 0)
+			umount2(dir, MNT_DETACH);
+		rmdir(dir);
+	}
+	if (gone >= 0)
+		ksft_print_msg("%d %s events closed, their probes gone %.1f ms later\n", n,
+			       self->pmu, gone / 1e6);
+}
+
+/*
+ * A process exits with many probe events open: it calls no
+ * synchronize_rcu() in its exit, and the probes are gone soon after.
+ */
+TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
+{
+	const char *waits = strcmp(self->pmu, "kprobe") ? "synchronize_rcu_tasks_trace" :
+				"synchronize_rcu";
+	int listed = kprobes_armed(), ready[2], go[2], status, counter;
+	char c = 0;
+	uint64_t calls;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct perf_event_attr attr = { .disabled = 0 };
+		int fds[MANY_KPROBES], n;
+
+		if (!strcmp(self->pmu, "kprobe"))
+			n = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL);
+		else
+			n = open_nop_uprobes(&attr, self_exe(), fds, MANY_UPROBES);
+		c = n >= 64 ? 1 : 0;
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ(1, c) TH_LOG("the child could not open 64 %s events", self->pmu);
+
+	{
+		struct perf_event_attr attr = { .size = sizeof(attr), .type = pmu_type("kprobe"),
+						.config1 = (uintptr_t)waits };
+
+		/* Counts the calls in the child only, read after its exit. */
+		counter = sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	ASSERT_LE(0, counter) TH_LOG("kprobe on %s: %s", waits, strerror(errno));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	calls = read_count(counter);
+	close(counter);
+	EXPECT_EQ(0, calls) TH_LOG("the exit called %s %llu times", waits,
+				   (unsigned long long)calls);
+	if (!strcmp(self->pmu, "kprobe"))
+		EXPECT_LE(0, wait_kprobes_listed(listed, GONE_TIMEOUT_MS))
+			TH_LOG("%d kprobes listed after the exit, %d before", kprobes_listed(),
+			       listed);
+}
+
+/*
+ * A task opens probe events, runs a BPF program on a hit and closes them, in
+ * a tight loop on the same function (or file offset): the probes pending
+ * release stay within twice the reapers' capacity, each new event counts
+ * its own hit, and the probes are all gone soon after the loop.
+ */
+TEST_F_TIMEOUT(teardown, open_close_loop_stays_bounded, 600)
+{
+	int listed = kprobes_armed(), i, fd, most = 0, loops = 2000;
+	uint64_t runs = counter_value(self->map);
+
+	for (i = 0; i < loops; i++) {
+		struct perf_event_attr attr = { .disabled = 0 };
+
+		fd = open_target(self->pmu, &attr);
+		ASSERT_LE(0, fd) TH_LOG("%s event %d: %s", self->pmu, i, strerror(-fd));
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_BPF, self->prog));
+		hit_target(self->pmu, 1);
+		ASSERT_EQ(1, read_count(fd)) TH_LOG("event %d", i);
+		close(fd);
+		if (i % 100 == 0 && !strcmp(self->pmu, "kprobe")) {
+			int now = kprobes_listed() - listed;
+
+			most = now > most ? now : most;
+			ASSERT_GE(2 * REAPER_CAPACITY + 1, now)
+				TH_LOG("%d kprobes pending after %d closes", now, i);
+		}
+	}
+	EXPECT_EQ(runs + loops, counter_value(self->map));
+	EXPECT_LE(0, wait_kprobes_listed(listed, GONE_TIMEOUT_MS))
+		TH_LOG("%d kprobes listed after the loop, %d before", kprobes_listed(), listed);
+	if (!strcmp(self->pmu, "kprobe"))
+		ksft_print_msg("%d open+close of kprobe events: at most %d pending\n", loops,
+			       most);
+}
+
+static int load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret && errno != EEXIST ? -errno : 0;
+}
+
+/* The address of a text symbol of the module @mod named like *@part*, or 0. */
+static uint64_t module_function(const char *mod, const char *part)
+{
+	char line[512], sym[256], type, owner[64], want[80];
+	unsigned long long a, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "[%s]", mod);
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s %63s", &a, &type, sym, owner) == 4 &&
+		    (type == 't' || type == 'T') && !strcmp(owner, want) && strstr(sym, part))
+			found = a;
+	fclose(f);
+	return found;
+}
+
+static int open_at(uint64_t addr, int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		fds[i] = probe_open("kprobe", i & 1 ? RETPROBE : 0, NULL, addr);
+		if (fds[i] < 0) {
+			int err = fds[i];
+
+			close_all(fds, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The module of a kprobed function (the sample PMU module, ./rust_pmu.ko or
+ * $RUST_PMU_KO) unloads right after its probes' events are closed, and while
+ * they are open, whose close then releases probes of a module that is gone.
+ */
+TEST(kprobed_module_unloads)
+{
+	const char *ko = getenv("RUST_PMU_KO") ? : "./rust_pmu.ko";
+	int fds[16], listed = kprobes_armed(), ret;
+	uint64_t addr;
+
+	ret = load_module(ko);
+	if (ret == -ENOENT)
+		SKIP(return, "no %s", ko);
+	ASSERT_EQ(0, ret) TH_LOG("loading %s: %s", ko, strerror(-ret));
+
+	addr = module_function("rust_pmu", "event_init");
+	ASSERT_NE(0, addr) TH_LOG("no event_init function of rust_pmu in /proc/kallsyms");
+	ASSERT_EQ(0, open_at(addr, fds, 16));
+	close_all(fds, 16);
+	EXPECT_EQ(0, syscall(SYS_delete_module, "rust_pmu", O_NONBLOCK))
+		TH_LOG("unloading right after the close: %s", strerror(errno));
+
+	ASSERT_EQ(0, load_module(ko));
+	addr = module_function("rust_pmu", "event_init");
+	ASSERT_NE(0, addr);
+	ASSERT_EQ(0, open_at(addr, fds, 16));
+	EXPECT_EQ(0, syscall(SYS_delete_module, "rust_pmu", O_NONBLOCK))
+		TH_LOG("unloading with kprobe events open: %s", strerror(errno));
+	close_all(fds, 16);
+	EXPECT_LE(0, wait_kprobes_listed(listed, GONE_TIMEOUT_MS))
+		TH_LOG("%d kprobes listed, %d before", kprobes_listed(), listed);
+}
+
+TEST_HARNESS_MAIN

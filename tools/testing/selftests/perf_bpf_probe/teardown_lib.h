@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Many probe events at once, for the teardown tests and benchmarks: kprobes
+ * on distinct syscall entries, uprobes on distinct instructions of
+ * probe_nops(), and what the kernel lists of them.
+ */
+#ifndef TEARDOWN_LIB_H
+#define TEARDOWN_LIB_H
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "probe_lib.h"
+#include "probe_target.h"
+
+#define KPROBES_LIST "/sys/kernel/debug/kprobes/list"
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * The number of kprobes the kernel lists, or -1 without debugfs; with
+ * @armed, only those that are not disabled (a closed event's probe is
+ * disabled until it is released).
+ */
+static inline int kprobes_listed_as(int armed)
+{
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen(KPROBES_LIST, "r");
+	if (!f) {
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+		f = fopen(KPROBES_LIST, "r");
+		if (!f)
+			return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+		n += !armed || !strstr(line, "[DISABLED]");
+	fclose(f);
+	return n;
+}
+
+static inline int kprobes_listed(void)
+{
+	return kprobes_listed_as(0);
+}
+
+/* What the kernel will list once the probes of closed events are released. */
+static inline int kprobes_armed(void)
+{
+	return kprobes_listed_as(1);
+}
+
+/*
+ * Wait until the kernel lists at most @n kprobes, for at most @timeout_ms;
+ * return the ns it took, or -1.
+ */
+static inline int64_t wait_kprobes_listed(int n, int timeout_ms)
+{
+	uint64_t t0 = now_ns(), limit = t0 + timeout_ms * 1000000ULL;
+
+	while (kprobes_listed() > n) {
+		if (now_ns() > limit)
+			return -1;
+		usleep(1000);
+	}
+	return now_ns() - t0;
+}
+
+#define SYSCALL_NAME_MAX 64
+
+/*
+ * Open kprobe events on up to @n distinct syscall entry points of
+ * /proc/kallsyms (those that take a kprobe), with @attr as the template;
+ * the fds in @fds, the functions in @names unless NULL, their number
+ * returned.
+ */
+static inline int open_syscall_kprobes(struct perf_event_attr *attr, int *fds, int n,
+				       char (*names)[SYSCALL_NAME_MAX])
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__arm64_sys_", NULL };
+	char line[512], sym[256], type;
+	unsigned long long a;
+	int got = 0, i;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return 0;
+	while (got < n && fgets(line, sizeof(line), f)) {
+		struct perf_event_attr a2 = *attr;
+		int fd;
+
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3 ||
+		    (type != 'T' && type != 't') || strchr(line, '['))
+			continue;
+		for (i = 0; prefixes[i]; i++)
+			if (!strncmp(sym, prefixes[i], strlen(prefixes[i])))
+				break;
+		if (!prefixes[i] || strlen(sym) >= SYSCALL_NAME_MAX)
+			continue;
+		fd = probe_open_attr(&a2, "kprobe", attr->config, (uintptr_t)sym, 0);
+		if (fd < 0)
+			continue;
+		if (names)
+			snprintf(names[got], SYSCALL_NAME_MAX, "%s", sym);
+		fds[got++] = fd;
+	}
+	fclose(f);
+	return got;
+}
+
+/* Open @n uprobe events on the first @n instructions of probe_nops() in @path. */
+static inline int open_nop_uprobes(struct perf_event_attr *attr, const char *path, int *fds,
+				   int n)
+{
+	long off = self_file_offset((void *)probe_nops);
+	int i;
+
+	if (off < 0 || n > PROBE_NOPS)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		struct perf_event_attr a2 = *attr;
+
+		fds[i] = probe_open_attr(&a2, "uprobe", attr->config, (uintptr_t)path,
+					 off + i * probe_nop_size());
+		if (fds[i] < 0) {
+			int err = fds[i];
+
+			while (i--)
+				close(fds[i]);
+			return err;
+		}
+	}
+	return n;
+}
+
+static inline void close_all(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* Copy this program to @dir/exe, on a tmpfs mounted there; 0 or -1. */
+static inline int copy_self_to_tmpfs(const char *dir, char *path, size_t size)
+{
+	char buf[65536];
+	ssize_t r;
+	int in, out;
+
+	if (mount("tmpfs", dir, "tmpfs", 0, NULL))
+		return -1;
+	snprintf(path, size, "%s/exe", dir);
+	in = open("/proc/self/exe", O_RDONLY);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in < 0 || out < 0)
+		return -1;
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, r) != r)
+			return -1;
+	close(in);
+	close(out);
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * Unmount @dir, retrying while it is busy for at most @timeout_ms; return
+ * the ns it took, or -1.
+ */
+static inline int64_t umount_when_free(const char *dir, int timeout_ms)
+{
+	uint64_t t0 = now_ns(), limit = t0 + timeout_ms * 1000000ULL;
+
+	while (umount(dir)) {
+		if (errno != EBUSY || now_ns() > limit)
+			return -1;
+		usleep(1000);
+	}
+	return now_ns() - t0;
+}
+
+#endif /* TEARDOWN_LIB_H */
