@@ -124,7 +124,11 @@ static double bpftrace_exit(const char *prog)
 		exit(1);
 	pid = fork();
 	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		/* bpftrace 0.17 warns of every kprobe without tracefs' function list. */
 		dup2(out[1], 1);
+		dup2(null, 2);
 		close(out[0]);
 		execlp("bpftrace", "bpftrace", "-e", prog, NULL);
 		_exit(127);
