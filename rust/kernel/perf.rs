@@ -428,7 +428,9 @@ pub trait Reap: Send + Sized + 'static {
     ///
     /// Called in process context, where it may sleep, by the reaper's work item or by a task
     /// that defers an item to a full reaper; several calls may run at once. The items are
-    /// dropped after it returns.
+    /// dropped after it returns. It must not flush or drop a reaper, and an item must not hold
+    /// the last reference to its own reaper: the reaper's drop waits for its work item, and all
+    /// reapers share their lock classes.
     fn reap(batch: &mut [Self]);
 }
 
@@ -631,6 +633,39 @@ unsafe impl Send for DisarmedKprobe {}
 
 // SAFETY: As for `DisarmedKprobe`.
 unsafe impl Send for DisarmedUprobe {}
+
+/// A kind of disarmed probe, and its reaper among a PMU's.
+trait DisarmedProbe: Reap {
+    /// # Safety
+    ///
+    /// `probe` must be the trace event that the disarm of a probe of this kind returned, not
+    /// yet released.
+    unsafe fn new(probe: NonNull<bindings::trace_event_call>) -> Self;
+
+    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self>;
+}
+
+impl DisarmedProbe for DisarmedKprobe {
+    unsafe fn new(probe: NonNull<bindings::trace_event_call>) -> Self {
+        // INVARIANT: By the function requirements.
+        Self(probe)
+    }
+
+    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self> {
+        &reapers.kprobes
+    }
+}
+
+impl DisarmedProbe for DisarmedUprobe {
+    unsafe fn new(probe: NonNull<bindings::trace_event_call>) -> Self {
+        // INVARIANT: By the function requirements.
+        Self(probe)
+    }
+
+    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self> {
+        &reapers.uprobes
+    }
+}
 
 /// The items of `batch` as the C array of trace events the release functions take.
 fn trace_events<P>(batch: &mut [P]) -> (*mut *mut bindings::trace_event_call, u32) {
@@ -843,16 +878,30 @@ impl<T: Pmu> Adapter<T> {
         T::destroy(unsafe { Event::from_raw(event) })
     }
 
-    /// Returns the reapers of the probes of `event`, an event of this PMU.
+    /// Queues the probe that the destroy of `event` disarmed for release with the next batch.
     ///
     /// # Safety
     ///
-    /// `event` must be a valid event of this PMU.
-    unsafe fn probe_reapers<'a>(event: *mut bindings::perf_event) -> Option<&'a ProbeReapers> {
+    /// `event` must be a valid event of this PMU; `probe` must be what the disarm of its probe,
+    /// of the kind `P`, returned.
+    unsafe fn defer_disarmed<P: DisarmedProbe>(
+        event: *mut bindings::perf_event,
+        probe: *mut bindings::trace_event_call,
+    ) {
+        // A probe that could not be disarmed stays allocated.
+        let Some(probe) = NonNull::new(probe) else {
+            return;
+        };
+        // SAFETY: By the function requirements `probe` is a disarmed probe of the kind `P`, not
+        // released yet.
+        let probe = unsafe { P::new(probe) };
         // SAFETY: By the function requirements the event's PMU is this registered PMU, whose
         // data outlives its events.
         let data = unsafe { PmuData::<T>::from_pmu((*event).pmu) };
-        data.probes.as_deref()
+        match data.probes.as_deref() {
+            Some(reapers) => P::reaper(reapers).defer(probe),
+            None => P::reap(&mut [probe]),
+        }
     }
 
     /// The destroy of an event that holds a kprobe: disarms it at once and defers its release.
@@ -863,16 +912,9 @@ impl<T: Pmu> Adapter<T> {
     #[cfg(CONFIG_KPROBE_EVENTS)]
     unsafe extern "C" fn kprobe_destroy_callback(event: *mut bindings::perf_event) {
         // SAFETY: By the function requirements the event holds a local kprobe, released once.
-        let Some(probe) = NonNull::new(unsafe { bindings::perf_local_kprobe_disarm(event) }) else {
-            return;
-        };
-        // INVARIANT: The disarm returned the probe's trace event, released by the reaper.
-        let probe = DisarmedKprobe(probe);
-        // SAFETY: By the function requirements `event` is a valid event of this PMU.
-        match unsafe { Self::probe_reapers(event) } {
-            Some(reapers) => reapers.kprobes.defer(probe),
-            None => Reap::reap(&mut [probe]),
-        }
+        let probe = unsafe { bindings::perf_local_kprobe_disarm(event) };
+        // SAFETY: `probe` is what the disarm of the event's kprobe returned.
+        unsafe { Self::defer_disarmed::<DisarmedKprobe>(event, probe) };
     }
 
     /// The destroy of an event that holds a uprobe: disarms it at once and defers its release.
@@ -883,16 +925,9 @@ impl<T: Pmu> Adapter<T> {
     #[cfg(CONFIG_UPROBE_EVENTS)]
     unsafe extern "C" fn uprobe_destroy_callback(event: *mut bindings::perf_event) {
         // SAFETY: By the function requirements the event holds a local uprobe, released once.
-        let Some(probe) = NonNull::new(unsafe { bindings::perf_local_uprobe_disarm(event) }) else {
-            return;
-        };
-        // INVARIANT: The disarm returned the probe's trace event, released by the reaper.
-        let probe = DisarmedUprobe(probe);
-        // SAFETY: By the function requirements `event` is a valid event of this PMU.
-        match unsafe { Self::probe_reapers(event) } {
-            Some(reapers) => reapers.uprobes.defer(probe),
-            None => Reap::reap(&mut [probe]),
-        }
+        let probe = unsafe { bindings::perf_local_uprobe_disarm(event) };
+        // SAFETY: `probe` is what the disarm of the event's uprobe returned.
+        unsafe { Self::defer_disarmed::<DisarmedUprobe>(event, probe) };
     }
 
     /// # Safety

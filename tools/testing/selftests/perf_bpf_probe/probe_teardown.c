@@ -48,17 +48,6 @@ static void hit_target(const char *pmu, int n)
 		call_target(n);
 }
 
-/*
- * A counting kprobe event on @func that counts the calls made by this task
- * only, or -errno.
- */
-static int count_calls(const char *func)
-{
-	struct perf_event_attr attr = { .disabled = 0 };
-
-	return probe_open_attr(&attr, "kprobe", 0, (uintptr_t)func, 0);
-}
-
 FIXTURE(teardown) {
 	const char *pmu;
 	int map, prog;
@@ -199,7 +188,8 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 		ASSERT_EQ(EBUSY, errno);
 	}
 
-	counter = count_calls(waits);
+	/* Counts the calls of this task only. */
+	counter = probe_open("kprobe", 0, waits, 0);
 	ASSERT_LE(0, counter) TH_LOG("kprobe on %s: %s", waits, strerror(-counter));
 	close_all(fds, n);
 	calls = read_count(counter);
