@@ -18,9 +18,6 @@
  *                       unmounted (ns for all of them)
  *   exit_256_kprobes    exit of a process with 256 kprobe events open: from
  *                       telling it to exit until waitpid() returns
- *   bpftrace_200_kprobes_exit  bpftrace with 200 kprobes (each through the
- *                       kprobe PMU) whose BEGIN calls exit(): from BEGIN until
- *                       waitpid() returns (when bpftrace is installed; 3 runs)
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -85,71 +82,6 @@ static double close_uprobes(void)
 	t0 = now_ns() - t0;
 	rmdir(dir);
 	return t0;
-}
-
-#define BPFTRACE_KPROBES 200
-
-/* The program: BPFTRACE_KPROBES kprobes on syscall entries that take one. */
-static char *bpftrace_program(void)
-{
-	static char prog[BPFTRACE_KPROBES * (SYSCALL_NAME_MAX + 8) + 256];
-	static char names[BPFTRACE_KPROBES][SYSCALL_NAME_MAX];
-	struct perf_event_attr attr = { .disabled = 0 };
-	int fds[BPFTRACE_KPROBES], i, n;
-	size_t len = 0;
-
-	n = open_syscall_kprobes(&attr, fds, BPFTRACE_KPROBES, names);
-	close_all(fds, n);
-	if (n != BPFTRACE_KPROBES)
-		return NULL;
-	for (i = 0; i < n; i++)
-		len += snprintf(prog + len, sizeof(prog) - len, "%skprobe:%s", i ? "," : "",
-				names[i]);
-	snprintf(prog + len, sizeof(prog) - len,
-		 " { @[probe] = count(); } BEGIN { printf(\"%%llu\\n\", nsecs); exit(); }");
-	return prog;
-}
-
-/* ns from bpftrace's BEGIN, which exits, until waitpid() returns; -1 without bpftrace. */
-static double bpftrace_exit(const char *prog)
-{
-	unsigned long long begin = 0;
-	int out[2], status;
-	char buf[4096];
-	ssize_t r;
-	size_t len = 0;
-	pid_t pid;
-
-	if (pipe(out))
-		exit(1);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		/* bpftrace 0.17 warns of every kprobe without tracefs' function list. */
-		dup2(out[1], 1);
-		dup2(null, 2);
-		close(out[0]);
-		execlp("bpftrace", "bpftrace", "-e", prog, NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	while (len < sizeof(buf) - 1 && (r = read(out[0], buf + len, sizeof(buf) - 1 - len)) > 0) {
-		char *nl;
-
-		len += r;
-		buf[len] = 0;
-		/* "Attaching N probes...", then BEGIN's line. */
-		nl = strstr(buf, "...\n");
-		if (nl && sscanf(nl + 4, "%llu\n", &begin) == 1 && strchr(nl + 4, '\n'))
-			break;
-	}
-	if (waitpid(pid, &status, 0) != pid || status || !begin) {
-		fprintf(stderr, "bpftrace failed (status %d): %s\n", status, buf);
-		return -1;
-	}
-	close(out[0]);
-	return now_ns() - begin;
 }
 
 static double exit_kprobes(void)
@@ -345,21 +277,16 @@ static int filtered_sockets(int *fds, int n)
 	return 0;
 }
 
-static void report_n(const char *name, double *v, int n)
+static void report(const char *name, double *v)
 {
 	int i;
 
 	printf("bench %s", name);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < REPEAT; i++)
 		printf(" %.1f", v[i]);
 	printf("\n");
 	/* What was measured survives a guest that is stopped later. */
 	fflush(stdout);
-}
-
-static void report(const char *name, double *v)
-{
-	report_n(name, v, REPEAT);
 }
 
 int main(int argc, char **argv)
@@ -438,14 +365,5 @@ int main(int argc, char **argv)
 		v[i] = exit_kprobes();
 	report("exit_256_kprobes", v);
 
-	if (!system("command -v bpftrace >/dev/null")) {
-		const char *prog = bpftrace_program();
-
-		/* Fewer runs: bpftrace compiles the 200 probes each time. */
-		for (i = 0; prog && i < 3; i++)
-			v[i] = bpftrace_exit(prog);
-		if (prog && v[0] >= 0)
-			report_n("bpftrace_200_kprobes_exit", v, 3);
-	}
 	return 0;
 }
