@@ -50,10 +50,9 @@ use crate::{
     bindings,
     error::{code::*, from_result, to_result, Error, Result, VTABLE_DEFAULT_ERROR},
     ffi::{c_char, c_int},
-    new_mutex, new_spinlock,
     prelude::*,
     str::CStr,
-    sync::{Mutex, SpinLock},
+    sync::{LockClassKey, Mutex, SpinLock},
     types::Opaque,
 };
 use core::{marker::PhantomData, mem::ManuallyDrop, ops::Deref, ptr::NonNull};
@@ -428,10 +427,29 @@ pub trait Reap: Send + Sized + 'static {
     ///
     /// Called in process context, where it may sleep, by the reaper's work item or by a task
     /// that defers an item to a full reaper; several calls may run at once. The items are
-    /// dropped after it returns. It must not flush or drop a reaper, and an item must not hold
-    /// the last reference to its own reaper: the reaper's drop waits for its work item, and all
-    /// reapers share their lock classes.
+    /// dropped after it returns. An item must not hold the last reference to its own reaper:
+    /// the reaper's drop waits for its work item.
     fn reap(batch: &mut [Self]);
+}
+
+/// Creates a [`Reaper`] of `capacity` items whose locks and work item have lock classes of their
+/// own, named `name`, as [`new_mutex!`](crate::new_mutex) does for a mutex.
+#[macro_export]
+macro_rules! new_reaper {
+    ($capacity:expr, $name:literal $(,)?) => {{
+        // A static, so that code of other crates that creates the reaper passes the same name
+        // with the same keys.
+        static NAME: &$crate::str::CStr = $crate::c_str!($name);
+        $crate::perf::Reaper::new(
+            $capacity,
+            NAME,
+            [
+                $crate::static_lock_class!(),
+                $crate::static_lock_class!(),
+                $crate::static_lock_class!(),
+            ],
+        )
+    }};
 }
 
 /// A queue of things to release in batches, from a work item.
@@ -451,7 +469,8 @@ pub trait Reap: Send + Sized + 'static {
 ///
 /// ```
 /// use core::sync::atomic::{AtomicUsize, Ordering};
-/// use kernel::perf::{Reap, Reaper};
+/// use kernel::new_reaper;
+/// use kernel::perf::Reap;
 /// use kernel::prelude::*;
 ///
 /// static RELEASED: AtomicUsize = AtomicUsize::new(0);
@@ -467,7 +486,7 @@ pub trait Reap: Send + Sized + 'static {
 ///     }
 /// }
 ///
-/// let reaper = KBox::pin_init(Reaper::<Held>::new(8), GFP_KERNEL)?;
+/// let reaper = KBox::pin_init(new_reaper!(8, "doctest_reaper"), GFP_KERNEL)?;
 /// for _ in 0..20 {
 ///     reaper.defer(Held(1));
 /// }
@@ -506,17 +525,20 @@ unsafe impl<R: Reap> Send for Reaper<R> {}
 unsafe impl<R: Reap> Sync for Reaper<R> {}
 
 impl<R: Reap> Reaper<R> {
-    /// Creates a reaper that queues at most `capacity` items.
-    pub fn new(capacity: usize) -> impl PinInit<Self, Error> {
+    /// Creates a reaper that queues at most `capacity` items, whose locks and work item have
+    /// the lock classes `keys` (of its queue, its batch and its work item), named `name`.
+    ///
+    /// [`new_reaper!`] gives each reaper it creates classes of its own.
+    ///
+    /// [`new_reaper!`]: crate::new_reaper
+    pub fn new(
+        capacity: usize,
+        name: &'static CStr,
+        keys: [&'static LockClassKey; 3],
+    ) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            pending <- new_spinlock!(
-                KVec::with_capacity(capacity, GFP_KERNEL)?,
-                "perf::Reaper::pending"
-            ),
-            batch <- new_mutex!(
-                KVec::with_capacity(capacity, GFP_KERNEL)?,
-                "perf::Reaper::batch"
-            ),
+            pending <- SpinLock::new(KVec::with_capacity(capacity, GFP_KERNEL)?, name, keys[0]),
+            batch <- Mutex::new(KVec::with_capacity(capacity, GFP_KERNEL)?, name, keys[1]),
             capacity,
             // INVARIANT: The work item's function is `work_fn`.
             work <- Opaque::ffi_init(|slot| {
@@ -527,8 +549,8 @@ impl<R: Reap> Reaper<R> {
                         slot,
                         Some(Self::work_fn),
                         false,
-                        crate::c_str!("perf::Reaper::work").as_char_ptr(),
-                        crate::static_lock_class!().as_ptr(),
+                        name.as_char_ptr(),
+                        keys[2].as_ptr(),
                     )
                 }
             }),
@@ -722,8 +744,8 @@ struct ProbeReapers {
 impl ProbeReapers {
     fn new() -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
-            kprobes <- Reaper::new(PROBE_REAPER_CAPACITY),
-            uprobes <- Reaper::new(PROBE_REAPER_CAPACITY),
+            kprobes <- crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_kprobe_reaper"),
+            uprobes <- crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_uprobe_reaper"),
         })
     }
 }
