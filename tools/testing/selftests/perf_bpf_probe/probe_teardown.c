@@ -215,16 +215,14 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 }
 
 /*
- * A process exits with many probe events open: it calls no
- * synchronize_rcu() in its exit, and the probes are gone soon after.
+ * A process exits with many probe events open: the probes are gone soon
+ * after (its exit's closes are not counted here: a kprobe event on the
+ * exiting task is detached from it before its files are closed).
  */
 TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 {
-	const char *waits = strcmp(self->pmu, "kprobe") ? "synchronize_rcu_tasks_trace" :
-				"synchronize_rcu";
-	int listed = kprobes_armed(), ready[2], go[2], status, counter;
+	int listed = kprobes_armed(), ready[2], go[2], status;
 	char c = 0;
-	uint64_t calls;
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(ready));
@@ -246,22 +244,9 @@ TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 	}
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	ASSERT_EQ(1, c) TH_LOG("the child could not open 64 %s events", self->pmu);
-
-	{
-		struct perf_event_attr attr = { .size = sizeof(attr), .type = pmu_type("kprobe"),
-						.config1 = (uintptr_t)waits };
-
-		/* Counts the calls in the child only, read after its exit. */
-		counter = sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
-	ASSERT_LE(0, counter) TH_LOG("kprobe on %s: %s", waits, strerror(errno));
 	ASSERT_EQ(1, write(go[1], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status);
-	calls = read_count(counter);
-	close(counter);
-	EXPECT_EQ(0, calls) TH_LOG("the exit called %s %llu times", waits,
-				   (unsigned long long)calls);
 	if (!strcmp(self->pmu, "kprobe"))
 		EXPECT_LE(0, wait_kprobes_listed(listed, GONE_TIMEOUT_MS))
 			TH_LOG("%d kprobes listed after the exit, %d before", kprobes_listed(),
