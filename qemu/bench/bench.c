@@ -18,6 +18,12 @@
  *                       unmounted (ns for all of them)
  *   exit_256_kprobes    exit of a process with 256 kprobe events open: from
  *                       telling it to exit until waitpid() returns
+ *   bpftrace_200_kprobes_exit  bpftrace with 200 kprobes (syscall entries,
+ *                       each a kprobe PMU event) that calls exit() in one of
+ *                       them: from the call that hits it until waitpid()
+ *                       returns (when bpftrace is installed)
+ *   bpftrace_200_kprobes_gone  the same run, until the kprobes list is as
+ *                       before
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -116,6 +122,81 @@ static double exit_kprobes(void)
 	close(go[0]);
 	close(go[1]);
 	return t0;
+}
+
+#define BPFTRACE_KPROBES 200
+
+/*
+ * bpftrace, as a user runs it: BPFTRACE_KPROBES kprobes, one of them on
+ * getppid() calling exit() when this process makes the call, the others
+ * counting.  Their attach points share a program and need no expansion, so
+ * bpftrace opens one kprobe PMU event on each (with a wildcard, bpftrace 0.17
+ * expands from ftrace's function list, which these kernels do not have).
+ * Returns the ns from the getppid() call until waitpid() returns and in
+ * *gone until the kprobes list is as before.
+ */
+static double bpftrace_exit(double *gone)
+{
+	static char prog[(BPFTRACE_KPROBES + 1) * (SYSCALL_NAME_MAX + 8) + 256];
+	static char names[BPFTRACE_KPROBES + 1][SYSCALL_NAME_MAX];
+	struct perf_event_attr attr = { .disabled = 0 };
+	int fds[BPFTRACE_KPROBES + 1], i, n, counting = 0, status;
+	int listed = kprobes_listed(), armed = kprobes_armed();
+	const char *exit_func = getppid_symbol(NULL);
+	uint64_t t0, exited;
+	char arg[16];
+	size_t len;
+	pid_t pid;
+
+	/* Syscall entries that take a kprobe; the one of getppid() exits. */
+	n = open_syscall_kprobes(&attr, fds, BPFTRACE_KPROBES + 1, names);
+	close_all(fds, n);
+	len = snprintf(prog, sizeof(prog), "kprobe:%s /pid == $1/ { exit(); }\n", exit_func);
+	for (i = 0; i < n && counting < BPFTRACE_KPROBES - 1; i++) {
+		if (strcmp(names[i], exit_func))
+			len += snprintf(prog + len, sizeof(prog) - len, "%skprobe:%s",
+					counting++ ? "," : "", names[i]);
+	}
+	snprintf(prog + len, sizeof(prog) - len, " { @calls = count(); }\n");
+	if (counting != BPFTRACE_KPROBES - 1 || wait_kprobes_listed(listed, 600000) < 0) {
+		fprintf(stderr, "%d functions for bpftrace\n", counting);
+		exit(1);
+	}
+
+	snprintf(arg, sizeof(arg), "%d", getpid());
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		/* It warns of every kprobe, without ftrace's function list. */
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("bpftrace", "bpftrace", "-e", prog, arg, NULL);
+		_exit(127);
+	}
+	/* Every probe attached and enabled. */
+	t0 = now_ns();
+	while (kprobes_armed() < armed + BPFTRACE_KPROBES) {
+		if (waitpid(pid, &status, WNOHANG) || now_ns() - t0 > 600 * 1000000000ULL) {
+			fprintf(stderr, "bpftrace armed %d of %d kprobes\n",
+				kprobes_armed() - armed, BPFTRACE_KPROBES);
+			exit(1);
+		}
+		usleep(10000);
+	}
+	t0 = now_ns();
+	syscall(SYS_getppid);
+	if (waitpid(pid, &status, 0) != pid || status) {
+		fprintf(stderr, "bpftrace exited with status %d\n", status);
+		exit(1);
+	}
+	exited = now_ns() - t0;
+	if (wait_kprobes_listed(listed, 600000) < 0) {
+		fprintf(stderr, "bpftrace's kprobes stay listed\n");
+		exit(1);
+	}
+	*gone = now_ns() - t0;
+	return exited;
 }
 
 static double open_close(const char *func, int n)
@@ -365,5 +446,13 @@ int main(int argc, char **argv)
 		v[i] = exit_kprobes();
 	report("exit_256_kprobes", v);
 
+	if (!system("command -v bpftrace >/dev/null")) {
+		double gone[REPEAT];
+
+		for (i = 0; i < REPEAT; i++)
+			v[i] = bpftrace_exit(&gone[i]);
+		report("bpftrace_200_kprobes_exit", v);
+		report("bpftrace_200_kprobes_gone", gone);
+	}
 	return 0;
 }

@@ -55,17 +55,19 @@ if [ "$(id -u)" != 0 ]; then
 	exit "$KSFT_SKIP"
 fi
 
-# record NAME: the workload under perf record -a -g by perf NAME, into
-# $tmp/NAME.*; kallsyms.before is read before perf starts, kallsyms.during
-# while every image lives.  The workload is reaped inside the recording, so
-# that the seccomp filters' UNREGISTER records are in it too.
+# record NAME SECONDS: the workload, hot for SECONDS, under perf record -a
+# -g by perf NAME, into $tmp/NAME.*; kallsyms.before is read before perf
+# starts, kallsyms.during while every image lives.  The workload is reaped
+# inside the recording, so that the seccomp filters' UNREGISTER records are
+# in it too.
 record() {
 	local name=$1 p d=$tmp/$1
 	p=$(perf_of "$name")
+	rm -rf "$d"
 	mkdir -p "$d"
 	mkfifo "$d/go"
 	(
-		"$here/bpf_workload" 5 <"$d/go" >"$d/workload.out" 2>&1
+		"$here/bpf_workload" "$2" <"$d/go" >"$d/workload.out" 2>&1
 		echo "exited $?" >"$d/workload.exit"
 	) &
 	exec 3>"$d/go"
@@ -155,16 +157,30 @@ callchain_ok() {
 	grep -Eq '^callchain [1-9]' "$tmp/$1/names.kcore"
 }
 
+# few_samples NAME: a phase of the recording has fewer than MIN_SAMPLES
+# samples in its images.
+few_samples() {
+	awk -v min="$MIN_SAMPLES" '$2 == "samples" && $3 < min { few = 1 }
+		END { exit !few }' "$tmp/$1/names.nokcore"
+}
+
+# A slow kernel (the debug kernel under emulation) spends less of the
+# workload's time in the images: record again, twice as long each time,
+# until every phase has MIN_SAMPLES samples or the workload ran 40 s.
 for name in tree path; do
 	if [[ " ${perfs[*]} " != *" $name "* ]]; then
 		echo "# no $name perf"
 		continue
 	fi
 	echo "# $name perf: $($(perf_of $name) version)"
-	if record "$name"; then
+	seconds=5
+	while record "$name" "$seconds"; do
 		analyse "$name" kcore
 		analyse "$name" nokcore
-	fi
+		few_samples "$name" && [ "$seconds" -lt 40 ] || break
+		seconds=$((2 * seconds))
+		echo "# $name: fewer than $MIN_SAMPLES samples in a phase, recording for $seconds s"
+	done
 done
 
 case_result() {

@@ -162,7 +162,8 @@ TEST_F(teardown, reopen_at_once_counts)
  * Closing many events, one by one: the closing task calls no
  * synchronize_rcu() (nor, for uprobes, synchronize_rcu_tasks_trace()), which
  * each close of the C PMUs calls.  Then the kprobes leave the kernel's list
- * and the uprobes release their file (its mount can be unmounted) soon.
+ * soon; the uprobes have released their file (its mount can be unmounted)
+ * when the last close returns, as with the C PMUs.
  */
 TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 {
@@ -201,30 +202,36 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 		gone = wait_kprobes_listed(listed, GONE_TIMEOUT_MS);
 		EXPECT_LE(0, gone) TH_LOG("%d kprobes listed %d s after the close, %d before",
 					  kprobes_listed(), GONE_TIMEOUT_MS / 1000, listed);
+		if (gone >= 0)
+			ksft_print_msg("%d kprobe events closed, their probes gone %.1f ms later\n",
+				       n, gone / 1e6);
 	} else {
-		gone = umount_when_free(dir, GONE_TIMEOUT_MS);
-		EXPECT_LE(0, gone) TH_LOG("the uprobes' mount busy %d s after the close: %s",
-					  GONE_TIMEOUT_MS / 1000, strerror(errno));
-		if (gone < 0)
+		gone = umount(dir);
+		EXPECT_EQ(0, gone) TH_LOG("the uprobes' file keeps its mount busy after the close: %s",
+					  strerror(errno));
+		if (gone)
 			umount2(dir, MNT_DETACH);
 		rmdir(dir);
 	}
-	if (gone >= 0)
-		ksft_print_msg("%d %s events closed, their probes gone %.1f ms later\n", n,
-			       self->pmu, gone / 1e6);
 }
 
 /*
- * A process exits with many probe events open: the probes are gone soon
- * after (its exit's closes are not counted here: a kprobe event on the
- * exiting task is detached from it before its files are closed).
+ * A process exits with many probe events open: the kprobes are gone soon
+ * after, the uprobes' file (on a tmpfs) is free when waitpid() returns (the
+ * exit's closes are not counted here: a kprobe event on the exiting task is
+ * detached from it before its files are closed).
  */
 TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 {
 	int listed = kprobes_armed(), ready[2], go[2], status;
+	char dir[] = "/tmp/probe_teardown.XXXXXX", path[256];
 	char c = 0;
 	pid_t pid;
 
+	if (strcmp(self->pmu, "kprobe")) {
+		ASSERT_NE(NULL, mkdtemp(dir));
+		ASSERT_EQ(0, copy_self_to_tmpfs(dir, path, sizeof(path)));
+	}
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
 	pid = fork();
@@ -236,7 +243,7 @@ TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 		if (!strcmp(self->pmu, "kprobe"))
 			n = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL);
 		else
-			n = open_nop_uprobes(&attr, self_exe(), fds, MANY_UPROBES);
+			n = open_nop_uprobes(&attr, path, fds, MANY_UPROBES);
 		c = n >= 64 ? 1 : 0;
 		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(2);
@@ -247,10 +254,18 @@ TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 	ASSERT_EQ(1, write(go[1], &c, 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status);
-	if (!strcmp(self->pmu, "kprobe"))
+	if (!strcmp(self->pmu, "kprobe")) {
 		EXPECT_LE(0, wait_kprobes_listed(listed, GONE_TIMEOUT_MS))
 			TH_LOG("%d kprobes listed after the exit, %d before", kprobes_listed(),
 			       listed);
+	} else {
+		status = umount(dir);
+		EXPECT_EQ(0, status) TH_LOG("the uprobes' file keeps its mount busy after the exit: %s",
+					    strerror(errno));
+		if (status)
+			umount2(dir, MNT_DETACH);
+		rmdir(dir);
+	}
 }
 
 /*
