@@ -437,8 +437,8 @@ pub trait Reap: Send + Sized + 'static {
 #[macro_export]
 macro_rules! new_reaper {
     ($capacity:expr, $name:literal $(,)?) => {{
-        // A static, so that code of other crates that creates the reaper passes the same name
-        // with the same keys.
+        // Statics of this expansion site: the reapers it creates share a name and lock classes
+        // whichever crate's code runs it, as lockdep needs.
         static NAME: &$crate::str::CStr = $crate::c_str!($name);
         $crate::perf::Reaper::new(
             $capacity,
@@ -587,6 +587,8 @@ impl<R: Reap> Reaper<R> {
 
     /// Releases every item queued so far, in the caller, and waits until those that the work
     /// item took are released.
+    ///
+    /// It sleeps: it is called in process context.
     pub fn flush(&self) {
         // The work item releases its batch holding `batch`.
         let mut batch = self.batch.lock();
@@ -690,7 +692,7 @@ impl DisarmedProbe for DisarmedUprobe {
 }
 
 /// The items of `batch` as the C array of trace events the release functions take.
-fn trace_events<P>(batch: &mut [P]) -> (*mut *mut bindings::trace_event_call, u32) {
+fn trace_events<P: DisarmedProbe>(batch: &mut [P]) -> (*mut *mut bindings::trace_event_call, u32) {
     // A reaper's batches are small: at most `PROBE_REAPER_CAPACITY` items.
     let n = batch.len() as u32;
     // CAST: Both probe types are `repr(transparent)` wrappers around a non-null pointer.
