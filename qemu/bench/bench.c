@@ -168,10 +168,10 @@ static double bpftrace_exit(double *gone)
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
-		/* It warns of every kprobe, without ftrace's function list. */
 		dup2(null, 1);
 		dup2(null, 2);
-		execlp("bpftrace", "bpftrace", "-e", prog, arg, NULL);
+		/* Without ftrace's function list it would warn of every kprobe. */
+		execlp("bpftrace", "bpftrace", "--no-warnings", "-e", prog, arg, NULL);
 		_exit(127);
 	}
 	/* Every probe attached and enabled. */

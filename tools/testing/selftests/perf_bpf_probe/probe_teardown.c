@@ -159,19 +159,20 @@ TEST_F(teardown, reopen_at_once_counts)
 }
 
 /*
- * Closing many events, one by one: the closing task calls no
- * synchronize_rcu() (nor, for uprobes, synchronize_rcu_tasks_trace()), which
- * each close of the C PMUs calls.  Then the kprobes leave the kernel's list
- * soon; the uprobes have released their file (its mount can be unmounted)
- * when the last close returns, as with the C PMUs.
+ * Closing many events, one by one, each with a BPF program as tools attach
+ * them: the closing task calls neither synchronize_rcu() nor
+ * synchronize_rcu_tasks_trace(), which each close of the C PMUs calls (the
+ * latter for the program's detach, and for a uprobe's unregister).  Then the
+ * kprobes leave the kernel's list soon; the uprobes have released their file
+ * (its mount can be unmounted) when the last close returns, as with the C
+ * PMUs.
  */
 TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 {
-	const char *waits = strcmp(self->pmu, "kprobe") ? "synchronize_rcu_tasks_trace" :
-				"synchronize_rcu";
+	static const char *const waits[] = { "synchronize_rcu", "synchronize_rcu_tasks_trace" };
 	struct perf_event_attr attr = { .disabled = 0 };
 	char dir[] = "/tmp/probe_teardown.XXXXXX", path[256];
-	int fds[MANY_KPROBES], n, listed, counter;
+	int fds[MANY_KPROBES], n, i, listed, counters[2];
 	int64_t gone;
 	uint64_t calls;
 
@@ -189,14 +190,21 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 		ASSERT_EQ(EBUSY, errno);
 	}
 
-	/* Counts the calls of this task only. */
-	counter = probe_open("kprobe", 0, waits, 0);
-	ASSERT_LE(0, counter) TH_LOG("kprobe on %s: %s", waits, strerror(-counter));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, ioctl(fds[i], PERF_EVENT_IOC_SET_BPF, self->prog));
+
+	/* Count the calls of this task only. */
+	for (i = 0; i < 2; i++) {
+		counters[i] = probe_open("kprobe", 0, waits[i], 0);
+		ASSERT_LE(0, counters[i]) TH_LOG("kprobe on %s: %s", waits[i], strerror(-counters[i]));
+	}
 	close_all(fds, n);
-	calls = read_count(counter);
-	close(counter);
-	EXPECT_EQ(0, calls) TH_LOG("closing %d %s events called %s %llu times", n, self->pmu,
-				   waits, (unsigned long long)calls);
+	for (i = 0; i < 2; i++) {
+		calls = read_count(counters[i]);
+		close(counters[i]);
+		EXPECT_EQ(0, calls) TH_LOG("closing %d %s events called %s %llu times", n,
+					   self->pmu, waits[i], (unsigned long long)calls);
+	}
 
 	if (!strcmp(self->pmu, "kprobe")) {
 		gone = wait_kprobes_listed(listed, GONE_TIMEOUT_MS);
