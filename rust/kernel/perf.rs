@@ -1165,7 +1165,10 @@ impl<T: Pmu> PmuData<T> {
             (*pmu).module = module;
             (*pmu).task_ctx_nr = T::TASK_CONTEXT.as_raw();
             if T::TRACE_EVENTS {
-                (*pmu).capabilities |= bindings::PERF_PMU_CAP_TRACE_EVENTS as c_int;
+                // The events' destroy releases their BPF programs with their probes.
+                (*pmu).capabilities |= (bindings::PERF_PMU_CAP_TRACE_EVENTS
+                    | bindings::PERF_PMU_CAP_TRACE_BPF_DESTROY)
+                    as c_int;
             }
             if T::COUNTING_ONLY {
                 (*pmu).capabilities |= bindings::PERF_PMU_CAP_NO_INTERRUPT as c_int;

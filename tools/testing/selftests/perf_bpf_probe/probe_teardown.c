@@ -224,6 +224,39 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 }
 
 /*
+ * An event inherited by a child holds a reference of its own to the
+ * parent's BPF program: once the child has exited and the parent has closed
+ * the event and the program, the program is freed (its ID is gone) soon.
+ */
+TEST_F_TIMEOUT(teardown, inherited_program_freed, 120)
+{
+	struct perf_event_attr attr = { .disabled = 0, .inherit = 1 };
+	int fd, status;
+	uint32_t id;
+	pid_t pid;
+
+	id = prog_id(self->prog);
+	ASSERT_NE(0, id) TH_LOG("BPF_OBJ_GET_INFO_BY_FD: %s", strerror(errno));
+	fd = open_target(self->pmu, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s event: %s", self->pmu, strerror(-fd));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_BPF, self->prog));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		hit_target(self->pmu, 1);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	close(fd);
+	close(self->prog);
+	self->prog = -1;
+	EXPECT_LE(0, wait_prog_freed(id, GONE_TIMEOUT_MS))
+		TH_LOG("BPF program %u still loaded %d s after its events were closed", id,
+		       GONE_TIMEOUT_MS / 1000);
+}
+
+/*
  * A process exits with many probe events open: the kprobes are gone soon
  * after, the uprobes' file (on a tmpfs) is free when waitpid() returns (the
  * exit's closes are not counted here: a kprobe event on the exiting task is

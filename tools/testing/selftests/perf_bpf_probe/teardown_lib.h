@@ -173,6 +173,39 @@ static inline int copy_self_to_tmpfs(const char *dir, char *path, size_t size)
 	return r < 0 ? -1 : 0;
 }
 
+/* The ID of the BPF program @fd, or 0. */
+static inline uint32_t prog_id(int fd)
+{
+	struct bpf_prog_info info = {};
+	union bpf_attr attr = {
+		.info.bpf_fd = fd,
+		.info.info_len = sizeof(info),
+		.info.info = (uintptr_t)&info,
+	};
+
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) ? 0 : info.id;
+}
+
+/*
+ * Wait until no BPF program has the ID @id, for at most @timeout_ms; return
+ * the ns it took, or -1.
+ */
+static inline int64_t wait_prog_freed(uint32_t id, int timeout_ms)
+{
+	uint64_t t0 = now_ns(), limit = t0 + timeout_ms * 1000000ULL;
+	union bpf_attr attr = { .prog_id = id };
+	int fd;
+
+	while ((fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &attr)) >= 0 || errno != ENOENT) {
+		if (fd >= 0)
+			close(fd);
+		if (now_ns() > limit)
+			return -1;
+		usleep(1000);
+	}
+	return now_ns() - t0;
+}
+
 /*
  * Unmount @dir, retrying while it is busy for at most @timeout_ms; return
  * the ns it took, or -1.
