@@ -196,7 +196,8 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 	/* Count the calls of this task only. */
 	for (i = 0; i < 2; i++) {
 		counters[i] = probe_open("kprobe", 0, waits[i], 0);
-		ASSERT_LE(0, counters[i]) TH_LOG("kprobe on %s: %s", waits[i], strerror(-counters[i]));
+		ASSERT_LE(0, counters[i])
+			TH_LOG("kprobe on %s: %s", waits[i], strerror(-counters[i]));
 	}
 	close_all(fds, n);
 	for (i = 0; i < 2; i++) {
@@ -215,8 +216,9 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 				       n, gone / 1e6);
 	} else {
 		gone = umount(dir);
-		EXPECT_EQ(0, gone) TH_LOG("the uprobes' file keeps its mount busy after the close: %s",
-					  strerror(errno));
+		EXPECT_EQ(0, gone)
+			TH_LOG("the uprobes' file keeps its mount busy after the close: %s",
+			       strerror(errno));
 		if (gone)
 			umount2(dir, MNT_DETACH);
 		rmdir(dir);
@@ -301,8 +303,9 @@ TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 			       listed);
 	} else {
 		status = umount(dir);
-		EXPECT_EQ(0, status) TH_LOG("the uprobes' file keeps its mount busy after the exit: %s",
-					    strerror(errno));
+		EXPECT_EQ(0, status)
+			TH_LOG("the uprobes' file keeps its mount busy after the exit: %s",
+			       strerror(errno));
 		if (status)
 			umount2(dir, MNT_DETACH);
 		rmdir(dir);
