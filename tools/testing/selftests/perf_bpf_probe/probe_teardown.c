@@ -215,13 +215,10 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 			ksft_print_msg("%d kprobe events closed, their probes gone %.1f ms later\n",
 				       n, gone / 1e6);
 	} else {
-		gone = umount(dir);
+		gone = umount_tmpfs(dir);
 		EXPECT_EQ(0, gone)
 			TH_LOG("the uprobes' file keeps its mount busy after the close: %s",
-			       strerror(errno));
-		if (gone)
-			umount2(dir, MNT_DETACH);
-		rmdir(dir);
+			       strerror(-gone));
 	}
 }
 
@@ -302,13 +299,10 @@ TEST_F_TIMEOUT(teardown, exit_waits_in_batches, 600)
 			TH_LOG("%d kprobes listed after the exit, %d before", kprobes_listed(),
 			       listed);
 	} else {
-		status = umount(dir);
+		status = umount_tmpfs(dir);
 		EXPECT_EQ(0, status)
 			TH_LOG("the uprobes' file keeps its mount busy after the exit: %s",
-			       strerror(errno));
-		if (status)
-			umount2(dir, MNT_DETACH);
-		rmdir(dir);
+			       strerror(-status));
 	}
 }
 

@@ -207,6 +207,20 @@ static inline int64_t wait_prog_freed(uint32_t id, int timeout_ms)
 }
 
 /*
+ * Unmount the tmpfs at @dir and remove @dir; return 0, or umount()'s
+ * -errno (the tmpfs is then detached).
+ */
+static inline int umount_tmpfs(const char *dir)
+{
+	int err = umount(dir) ? -errno : 0;
+
+	if (err)
+		umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	return err;
+}
+
+/*
  * Unmount @dir, retrying while it is busy for at most @timeout_ms; return
  * the ns it took, or -1.
  */
