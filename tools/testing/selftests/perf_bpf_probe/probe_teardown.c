@@ -193,12 +193,19 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, ioctl(fds[i], PERF_EVENT_IOC_SET_BPF, self->prog));
 
-	/* Count the calls of this task only. */
+	/*
+	 * Count the calls of this task only, from when both counters are open:
+	 * opening a task's event may wait for a grace period (account_event()).
+	 */
 	for (i = 0; i < 2; i++) {
-		counters[i] = probe_open("kprobe", 0, waits[i], 0);
+		struct perf_event_attr counter_attr = { .disabled = 1 };
+
+		counters[i] = probe_open_attr(&counter_attr, "kprobe", 0, (uintptr_t)waits[i], 0);
 		ASSERT_LE(0, counters[i])
 			TH_LOG("kprobe on %s: %s", waits[i], strerror(-counters[i]));
 	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, ioctl(counters[i], PERF_EVENT_IOC_ENABLE, 0));
 	close_all(fds, n);
 	for (i = 0; i < 2; i++) {
 		calls = read_count(counters[i]);
