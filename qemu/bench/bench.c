@@ -140,7 +140,7 @@ static double bpftrace_exit(double *gone)
 	static char prog[(BPFTRACE_KPROBES + 1) * (SYSCALL_NAME_MAX + 8) + 256];
 	static char names[BPFTRACE_KPROBES + 1][SYSCALL_NAME_MAX];
 	struct perf_event_attr attr = { .disabled = 0 };
-	int fds[BPFTRACE_KPROBES + 1], i, n, counting = 0, status;
+	int fds[BPFTRACE_KPROBES + 1], i, n, counting = 0, status, r;
 	int listed = kprobes_listed(), armed = kprobes_armed();
 	const char *exit_func = getppid_symbol(NULL);
 	uint64_t t0, exited;
@@ -148,16 +148,21 @@ static double bpftrace_exit(double *gone)
 	size_t len;
 	pid_t pid;
 
-	/* Syscall entries that take a kprobe; the one of getppid() exits. */
+	/*
+	 * Syscall entries that take a kprobe; the one of getppid() exits.  It
+	 * comes last: bpftrace attaches probes in reverse order, so that its
+	 * program is attached and enabled before the other kprobes are armed.
+	 */
 	n = open_syscall_kprobes(&attr, fds, BPFTRACE_KPROBES + 1, names);
 	close_all(fds, n);
-	len = snprintf(prog, sizeof(prog), "kprobe:%s /pid == $1/ { exit(); }\n", exit_func);
+	len = 0;
 	for (i = 0; i < n && counting < BPFTRACE_KPROBES - 1; i++) {
 		if (strcmp(names[i], exit_func))
 			len += snprintf(prog + len, sizeof(prog) - len, "%skprobe:%s",
 					counting++ ? "," : "", names[i]);
 	}
-	snprintf(prog + len, sizeof(prog) - len, " { @calls = count(); }\n");
+	snprintf(prog + len, sizeof(prog) - len,
+		 " { @calls = count(); }\nkprobe:%s /pid == $1/ { exit(); }\n", exit_func);
 	if (counting != BPFTRACE_KPROBES - 1 || wait_kprobes_listed(listed, 600000) < 0) {
 		fprintf(stderr, "%d functions for bpftrace\n", counting);
 		exit(1);
@@ -184,10 +189,15 @@ static double bpftrace_exit(double *gone)
 		}
 		usleep(10000);
 	}
+	/* Again every ms until it exits, should a call come too early. */
 	t0 = now_ns();
-	syscall(SYS_getppid);
-	if (waitpid(pid, &status, 0) != pid || status) {
-		fprintf(stderr, "bpftrace exited with status %d\n", status);
+	do {
+		syscall(SYS_getppid);
+		usleep(1000);
+		r = waitpid(pid, &status, WNOHANG);
+	} while (!r && now_ns() - t0 < 600 * 1000000000ULL);
+	if (r != pid || status) {
+		fprintf(stderr, "bpftrace did not exit (status %d)\n", r ? status : -1);
 		exit(1);
 	}
 	exited = now_ns() - t0;
