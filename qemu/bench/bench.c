@@ -179,7 +179,7 @@ static double bpftrace_exit(double *gone)
 		execlp("bpftrace", "bpftrace", "--no-warnings", "-e", prog, arg, NULL);
 		_exit(127);
 	}
-	/* Every probe attached and enabled. */
+	/* Every kprobe registered and armed (the exit probe's program first). */
 	t0 = now_ns();
 	while (kprobes_armed() < armed + BPFTRACE_KPROBES) {
 		if (waitpid(pid, &status, WNOHANG) || now_ns() - t0 > 600 * 1000000000ULL) {
