@@ -71,7 +71,7 @@ static double close_uprobes(void)
 {
 	char dir[] = "/tmp/bench-uprobes.XXXXXX", path[256];
 	struct perf_event_attr attr = { .disabled = 0 };
-	int fds[MANY_UPROBES];
+	int fds[MANY_UPROBES], err;
 	uint64_t t0;
 
 	if (!mkdtemp(dir) || copy_self_to_tmpfs(dir, path, sizeof(path)) ||
@@ -81,12 +81,12 @@ static double close_uprobes(void)
 	}
 	t0 = now_ns();
 	close_all(fds, MANY_UPROBES);
-	if (umount_when_free(dir, 600000) < 0) {
-		perror("umount");
+	err = umount_tmpfs(dir);
+	t0 = now_ns() - t0;
+	if (err) {
+		fprintf(stderr, "umount: %s\n", strerror(-err));
 		exit(1);
 	}
-	t0 = now_ns() - t0;
-	rmdir(dir);
 	return t0;
 }
 

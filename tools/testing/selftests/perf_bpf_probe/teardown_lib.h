@@ -220,20 +220,4 @@ static inline int umount_tmpfs(const char *dir)
 	return err;
 }
 
-/*
- * Unmount @dir, retrying while it is busy for at most @timeout_ms; return
- * the ns it took, or -1.
- */
-static inline int64_t umount_when_free(const char *dir, int timeout_ms)
-{
-	uint64_t t0 = now_ns(), limit = t0 + timeout_ms * 1000000ULL;
-
-	while (umount(dir)) {
-		if (errno != EBUSY || now_ns() > limit)
-			return -1;
-		usleep(1000);
-	}
-	return now_ns() - t0;
-}
-
 #endif /* TEARDOWN_LIB_H */
