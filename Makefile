@@ -3,6 +3,7 @@
 # make run    build the patched kernel, boot it under QEMU and show a demo
 # make check  lint, build, boot and run every test; the last line of its
 #             output is "N passed, N failed, N skipped"
+# make rebase move the series to the newest linux-source-6.12 (patches/BASE)
 #
 # See README.md.  Build output goes to build/ (ignored by git).
 
@@ -10,10 +11,11 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 .PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench \
-	series-check config-matrix am-test dev-tree export-patches refresh-patches clean
+	series-check config-matrix am-test dev-tree export-patches refresh-patches \
+	rebase base-check clean
 
 help:
-	@sed -n '3,6p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,7p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@mk/deps.sh
@@ -44,6 +46,7 @@ lint: deps
 	@mk/lint.sh
 
 check: deps lint kernel
+	-@mk/base-check.sh --brief
 	@qemu/kselftest.sh patched
 
 # The whole suite (with the stress) on the debug kernel; any report fails.
@@ -84,6 +87,15 @@ export-patches:
 
 refresh-patches: deps
 	@mk/series.sh refresh
+
+# The tested base (patches/BASE) and the archive: `make rebase` moves the
+# series to the newest linux-source-6.12 (or VERSION=...); `make base-check`
+# says whether a newer one exists and whether the series applies to it.
+rebase: deps
+	@mk/rebase.sh
+
+base-check:
+	@mk/base-check.sh
 
 clean:
 	rm -rf build/kernel-* build/run-* build/kselftest* build/logs build/series-check-out build/am-test* build/perf

@@ -12,6 +12,9 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 MIRROR_DIRS="rust include kernel samples tools Documentation"
 
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+KSRC_PKG=linux-source-6.12
+# The tested base (Debian version and base-commit): see patches/BASE.
+BASE_FILE=$ROOT/patches/BASE
 BINDGEN_VERSION=0.71.1
 VNG_VERSION=1.42
 
@@ -44,6 +47,57 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 ksrc_version() {
 	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
 		die "linux-source-6.12 is not installed: run 'make deps'"
+}
+
+# base_field NAME: the value of NAME (version, base-commit) in patches/BASE.
+base_field() {
+	sed -n "s/^$1: *//p" "$BASE_FILE"
+}
+
+# archive_versions: the versions of linux-source-6.12 that the apt lists
+# offer, newest first as apt orders them (run 'apt-get update' before for a
+# current answer).
+archive_versions() {
+	apt-cache madison "$KSRC_PKG" 2>/dev/null | awk -F' *[|] *' '!seen[$2]++ {print $2}'
+}
+
+# archive_offers VERSION: whether the apt lists offer linux-source-6.12 VERSION.
+archive_offers() {
+	archive_versions | grep -xF "$1" >/dev/null
+}
+
+# base_mismatch: print one line, and return 0, when the installed source is
+# not the tested base of patches/BASE.
+base_mismatch() {
+	local want have
+	want=$(base_field version) have=$(ksrc_version)
+	[ "$want" != "$have" ] || return 1
+	echo "base: tested on linux-source-6.12 $want, building on $have" \
+		"(the series is not tested on it: 'make rebase' moves it there)"
+}
+
+# apply_patch DIR PATCH [OPTION...]: git apply PATCH (with OPTIONs, such as
+# --check or --index) in the git work tree DIR: as it is, else with one line
+# of context (git's fuzz).  Print how it applied: "exact", or the hunks
+# that moved ("offset +12 (2 hunks), -3 (1 hunk)") and "fuzz (-C1)"; on
+# failure print git's error, which names the file and line of the hunk, and
+# return 1.
+apply_patch() {
+	local dir=$1 patch=$2 c out how
+	shift 2
+	for c in -C3 -C1; do
+		# -C3 is git's default: all the context lines must match.
+		out=$(git -C "$dir" apply -v --whitespace=nowarn $c "$@" "$patch" 2>&1) || continue
+		how=$(echo "$out" | sed -n 's/.*(offset \(-\{0,1\}[0-9]*\) lines\{0,1\}).*/\1/p' |
+			sort -n | uniq -c | awk '{ d = ($2 > 0 ? "+" : "") $2
+				s = s (s ? ", " : "") d " (" $1 " hunk" ($1 > 1 ? "s" : "") ")" }
+				END { if (s) print "offset " s }')
+		[ "$c" = -C3 ] || how="${how:+$how; }fuzz (-C1)"
+		echo "${how:-exact}"
+		return 0
+	done
+	echo "$out"
+	return 1
 }
 
 # kernel_fragments KIND: the qemu/*.config fragments of a kernel, in the order

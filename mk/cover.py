@@ -14,7 +14,7 @@
       Fails unless COVER is the cover letter of the patches PATCH...: its
       "[PATCH 00/N]" counts them, its per-patch summary ("NN/N subject"
       lines) and its shortlog name each one's subject in order, and its
-      base-commit is BASE.
+      base-commit is BASE (patches/BASE).
 """
 import email
 import email.policy
@@ -128,7 +128,7 @@ def check(cover, base, patches):
     if shortlog != [re.sub(r"\s+", " ", s) for s in subjects]:
         problems.append("the shortlog does not match the series: run 'make export-patches'")
     if f"\nbase-commit: {base}\n" not in body + "\n":
-        problems.append(f"the base-commit is not {base}: run 'make export-patches'")
+        problems.append(f"the base-commit is not patches/BASE's {base}: run 'make export-patches'")
     if not header(head, "To"):
         problems.append("no To: (scripts/get_maintainer.pl's maintainers)")
     for p in problems:

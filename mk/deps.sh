@@ -5,7 +5,6 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 PKGS=(
-	linux-source-6.12
 	rustc-web rust-web-src rust-web-clippy rustfmt-web
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make flex bison bc libelf-dev libssl-dev cpio pahole rsync kmod udev xz-utils
@@ -28,6 +27,32 @@ if ((${#missing[@]})); then
 	DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
 		apt-get install -y -q "${missing[@]}" ||
 		die "apt-get install failed for: ${missing[*]}"
+fi
+
+# The kernel source: the tested base of patches/BASE while the archive
+# offers it (downgrading a newer one), else the newest, said in one line.
+want=$(base_field version)
+have=$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || true)
+if [ "$have" != "$want" ]; then
+	[ "$(id -u)" = 0 ] || die "not root: cannot install $KSRC_PKG $want"
+	archive_offers "$want" ||
+		run_logged "$LOGS/apt-update.log" apt-get update -q ||
+		die "apt-get update failed: cannot install $KSRC_PKG $want"
+	if archive_offers "$want"; then
+		pkg=$KSRC_PKG=$want
+		say "installing $KSRC_PKG $want, the series' tested base (patches/BASE)"
+	else
+		pkg=$KSRC_PKG
+		newest=$(archive_versions | sed -n 1p)
+		[ -n "$newest" ] || die "the archive offers no $KSRC_PKG"
+		say "base: tested on $KSRC_PKG $want, which the archive no longer offers;" \
+			"building on $newest"
+	fi
+	if [ "$have" != "${newest:-$want}" ]; then
+		DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
+			apt-get install -y -q --allow-downgrades "$pkg" ||
+			die "apt-get install failed for: $pkg"
+	fi
 fi
 
 if ! "$TOOLS/bindgen/bin/bindgen" --version 2>/dev/null | grep -q " $BINDGEN_VERSION\$"; then

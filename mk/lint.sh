@@ -3,7 +3,8 @@
 #  - the mirrored files are the ones the series adds (mk/tree.sh check);
 #  - scripts/checkpatch.pl --strict is clean on every patch;
 #  - the cover letter's subject, per-patch summary, shortlog and base-commit
-#    are those of the series (mk/cover.py);
+#    are those of the series and of patches/BASE (mk/cover.py), and the
+#    installed source, when it is that base, gives that base-commit;
 #  - the Rust files the series adds or changes are rustfmt-clean;
 #  - the test verdict fails the runs it must (qemu/test_verdict.py).
 # Clippy runs in every kernel build (CLIPPY=1 KRUSTFLAGS=-Dwarnings in
@@ -27,9 +28,20 @@ for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 	fi
 done
 
+# The cover letter's base-commit is the tested base's (patches/BASE).  On
+# another source version the pristine commit differs: a finding of the run
+# (make check reports it with the verdict), not a reason to test nothing.
+base=$(base_field base-commit)
+pristine=$(git -C "$src" rev-parse pristine)
+if ! base_mismatch >/dev/null && [ "$pristine" != "$base" ]; then
+	echo "patches/BASE: linux-source-6.12 $(ksrc_version) is committed as $pristine," \
+		"not as its base-commit $base" >&2
+	fail=1
+fi
+base_mismatch >&2 || true
+
 say "the cover letter lists the series"
-python3 "$ROOT/mk/cover.py" check "$ROOT/patches/0000-cover-letter.patch" \
-	"$(git -C "$src" rev-parse pristine)" \
+python3 "$ROOT/mk/cover.py" check "$ROOT/patches/0000-cover-letter.patch" "$base" \
 	$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$ROOT/patches/|" "$ROOT/patches/series") || fail=1
 
 rs=$(git -C "$src" diff --name-only --diff-filter=AM pristine HEAD -- '*.rs')

@@ -70,11 +70,19 @@ build_tree() {
 	GIT_INDEX_FILE=$idx git_p read-tree pristine
 	for p in $(series); do
 		[ -f "$ROOT/patches/$p" ] || die "patches/series names $p, which is not in patches/"
-		if ! GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn \
-			"$ROOT/patches/$p" 2>"$BUILD/apply.err"; then
-			sed 's/^/    /' "$BUILD/apply.err" >&2
-			die "patch $p does not apply to linux-source-6.12 $(ksrc_version)"
+		GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn \
+			"$ROOT/patches/$p" 2>"$BUILD/apply.err" && continue
+		# On another base a hunk's context may have moved: with one line
+		# of context (git's fuzz) it may still apply.
+		if GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn -C1 \
+			"$ROOT/patches/$p" 2>/dev/null; then
+			say "base: patch $p applies to $(ksrc_version) only with fuzz" \
+				"(-C1): run 'make rebase'"
+			continue
 		fi
+		sed 's/^/    /' "$BUILD/apply.err" >&2
+		die "patch $p does not apply to linux-source-6.12 $(ksrc_version)" \
+			"(the hunk above; 'error: patch failed: FILE:LINE')"
 	done
 	if [ "$with_mirror" = 1 ]; then
 		for f in $(mirror_files); do

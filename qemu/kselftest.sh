@@ -83,7 +83,10 @@ required=(--require-exit run_kselftest.sh)
 [ "$kind" != debug ] || for who in root nobody; do
 	required+=(--require-exit "probe_fuzz as $who" --require-exit "trinity perf_event_open as $who")
 done
-python3 "$ROOT/qemu/verdict.py" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
+# A source that is not the tested base (patches/BASE) is a finding of the run.
+notes=()
+base=$(base_mismatch) && notes=(--note "$base")
+python3 "$ROOT/qemu/verdict.py" "${notes[@]}" --ktap "$run/kselftest.ktap" --kunit-json "$run/kunit.json" \
 	--kunit-status "$kunit_status" --vm-status "$vm_status" "${expect[@]}" "${required[@]}" \
 	--console "$run/console.log" --dmesg "$run/dmesg.txt" --guest-info "$run/guest-info" \
 	${kmemleak:+--kmemleak "$run/kmemleak.txt"} | tee "$run/verdict.txt"

@@ -4,7 +4,8 @@
 
 A small good run (two kselftest programs, one KUnit case) must pass; each
 mutation of it (a case missing, a case not listed, an unexpected skip, a
-KUnit ERROR, a plan that does not match, the guest cut short, a non-zero
+KUnit ERROR, a plan that does not match, the guest cut short or dead in
+its boot, a non-zero
 status of the VM, of kunit.py or of a guest program, an expected failure
 that passes, an expected skip that runs, a kernel report, a leak) must
 fail, with the reason it prints.  Run by `make lint`.
@@ -56,6 +57,10 @@ def run(d, ktap=KTAP, kunit=None, info=INFO, console=CONSOLE, expect=EXPECT, cas
              "console": console, "expect": expect, "cases": cases,
              "kmemleak": kmemleak or ""}
     for name, text in files.items():
+        if text is None:  # a file the run did not write
+            if os.path.exists(os.path.join(d, name)):
+                os.remove(os.path.join(d, name))
+            continue
         with open(os.path.join(d, name), "w") as f:
             f.write(text)
     args = [sys.executable, os.path.join(HERE, "verdict.py"),
@@ -130,6 +135,12 @@ def main():
          "BUG: KASAN"),
         ("a leak", {"kmemleak": "unreferenced object 0xffff8880 (size 64):\n"},
          "kmemleak: unreferenced object"),
+        ("the guest died in its boot",
+         {"info": None, "ktap": "", "extra": ["--vm-status", "1"],
+          "console": CONSOLE.split("[    1.0")[0]
+          + "[    0.500000] Kernel panic - not syncing: IO-APIC + timer doesn't work!\n"},
+         "BOOT  the guest died before the tests started (the VM exited 1)\n"
+         "      the console's last lines"),
     ]
     failed = 0
     with tempfile.TemporaryDirectory() as d:
@@ -139,6 +150,13 @@ def main():
             failed += 1
         else:
             print("ok: the good run passes (5 passed, 0 failed, 2 skipped)")
+        rc, out = run(d, extra=["--note", "base: tested on X, building on Y"])
+        if rc != 0 or not out.rstrip().endswith(
+                "NOTE  base: tested on X, building on Y\n5 passed, 0 failed, 2 skipped"):
+            print(f"not ok: a note fails the run or is not before the last line:\n{out}")
+            failed += 1
+        else:
+            print("ok: a note is shown before the last line and fails nothing")
         for what, change, reason in checks:
             rc, out = run(d, **change)
             if rc == 1 and reason in out:

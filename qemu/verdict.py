@@ -26,10 +26,17 @@ but is not listed, a SKIP that is not expected, a KUnit case that crashed
 (ERROR), a KTAP plan that does not match the results, a guest program that
 did not report "exited 0", a non-zero status of the VM or of kunit.py, and
 any kernel report on the console.
+
+A guest that died before its test script started (no guest notes) is one
+failure, "the guest died before the tests started", shown with the
+console's last lines, not a list of cases that did not run.  --note adds
+a line (NOTE) before the last one: a finding of the run that fails nothing,
+such as a kernel source that is not the series' tested base.
 """
 import argparse
 import fnmatch
 import json
+import os
 import re
 import sys
 
@@ -205,6 +212,26 @@ def guest_notes(args, problems):
             problems.append(f"guest: no '{prog} exited 0' (the guest did not get there)")
 
 
+def boot_failed(args):
+    """Report a guest that never reached its test script; return 1."""
+    print("BOOT  the guest died before the tests started"
+          + (f" (the VM exited {args.vm_status})" if args.vm_status else ""))
+    try:
+        with open(args.console, errors="replace") as f:
+            tail = f.read().splitlines()[-25:]
+    except OSError as e:
+        tail = [f"no console log: {e}"]
+    print(f"      the console's last lines ({args.console}):")
+    for line in tail:
+        print(f"      | {line}")
+    for p in splats(args):
+        print(f"FAIL  {p}")
+    for note in args.note or []:
+        print(f"NOTE  {note}")
+    print("0 passed, 1 failed, 0 skipped")
+    return 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -224,6 +251,8 @@ def main():
     ap.add_argument("--guest-info", help="the guest's notes: every 'X exited N' must say 0")
     ap.add_argument("--require-exit", action="append",
                     help="a guest program whose 'exited 0' must be in the notes")
+    ap.add_argument("--note", action="append",
+                    help="a finding printed before the last line; fails nothing")
     args = ap.parse_args()
     if args.splats_only:
         problems = splats(args)
@@ -232,6 +261,8 @@ def main():
         return 1 if problems else 0
     if not (args.ktap and args.kunit_json and args.cases and args.guest_info):
         ap.error("--ktap, --kunit-json, --cases and --guest-info are required")
+    if not os.path.exists(args.guest_info):
+        return boot_failed(args)
 
     problems = []
     expected = load_expectations(args.expected or [], problems)
@@ -309,6 +340,8 @@ def main():
     for p in problems:
         print(f"FAIL  {p}")
     counts["FAIL"] += len(problems)
+    for note in args.note or []:
+        print(f"NOTE  {note}")
     print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
     return 1 if counts["FAIL"] else 0
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make base-check [--brief]: does the archive offer a newer linux-source-6.12
+# than the series' tested base (patches/BASE), and does the series apply to
+# it?  The newer package is downloaded (apt-get download, not installed)
+# into build/base-check, its source extracted and patches/series applied
+# with git apply (no build).  Prints what it found, ending with one line
+# "base-check: ..." (--brief prints only that line).  Exits 0 when the base
+# is the newest or the series applies to the newer one, 1 when it does not
+# apply, 2 when the archive could not be read.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+brief=0
+[ "${1:-}" != --brief ] || brief=1
+dir=$BUILD/base-check
+log=$LOGS/base-check.log
+mkdir -p "$LOGS"
+: >"$log"
+note() { [ "$brief" = 1 ] && echo "$*" >>"$log" || echo "$*"; }
+verdict() {
+	echo "base-check: $1"
+	exit "$2"
+}
+
+want=$(base_field version)
+if ! apt-get update -q >>"$log" 2>&1; then
+	verdict "cannot read the archive (apt-get update failed, $log); tested base $want" 2
+fi
+newest=$(archive_versions | sed -n 1p)
+[ -n "$newest" ] || verdict "the archive offers no $KSRC_PKG; tested base $want" 2
+if dpkg --compare-versions "$newest" le "$want"; then
+	archive_offers "$want" ||
+		verdict "the archive no longer offers the tested base $want; its newest is $newest" 0
+	verdict "the tested base $KSRC_PKG $want is the newest in the archive" 0
+fi
+
+note "the archive offers $KSRC_PKG $newest, newer than the tested base $want"
+src=$dir/$newest
+if [ ! -f "$src/.ready" ]; then
+	rm -rf "$dir"
+	mkdir -p "$src"
+	(cd "$dir" && apt-get download -q "$KSRC_PKG=$newest") >>"$log" 2>&1 ||
+		verdict "$newest is newer than the tested base $want, but cannot be downloaded ($log)" 2
+	dpkg-deb --fsys-tarfile "$dir"/*.deb |
+		tar -xO --wildcards '*/linux-source-6.12.tar.xz' |
+		tar -xJ -C "$src" --strip-components=1
+	rm -f "$dir"/*.deb
+	touch "$src/.ready"
+fi
+# The series is applied to a copy of the files it touches.
+work=$dir/apply
+rm -rf "$work"
+mkdir -p "$work"
+git -C "$work" init -q # git apply works on this tree, not on the project's
+series=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
+for f in $(cd "$ROOT/patches" && sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' $series | sort -u); do
+	[ ! -f "$src/$f" ] || install -D -m "$(stat -c %a "$src/$f")" "$src/$f" "$work/$f"
+done
+
+exact=0 moved=0 fuzzed=0
+for p in $series; do
+	if ! how=$(apply_patch "$work" "$ROOT/patches/$p"); then
+		note "$(echo "$how" | sed 's/^/    /')"
+		verdict "$newest is newer than the tested base $want, and patch $p does not apply to it (${how%%$'\n'*})" 1
+	fi
+	note "    $p: $how"
+	case $how in
+	exact) exact=$((exact + 1)) ;;
+	*fuzz*) fuzzed=$((fuzzed + 1)) ;;
+	*) moved=$((moved + 1)) ;;
+	esac
+done
+verdict "$newest is newer than the tested base $want; the series applies to it ($exact patches exact, $moved at an offset, $fuzzed with fuzz): run 'make rebase'" 0

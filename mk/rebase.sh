@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make rebase [VERSION=V]: move the series to the newest linux-source-6.12
+# in the archive (or to V).  Installs that source, applies patches/series to
+# it in build/dev (each patch as it is, else with git's fuzz, -C1), exports
+# the series again (patches and the cover letter with the new base-commit
+# and version), rewrites patches/BASE and the README's "tested on" line, and
+# builds the patched kernel.  Prints how each patch applied and which patch
+# files changed.  A patch that does not apply stops it with the patch's name
+# and git's error, which names the hunk.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+PATCHED=$BUILD/src-patched
+DEV=$BUILD/dev
+COVER=$ROOT/patches/0000-cover-letter.patch
+git_d() { git -C "$DEV" "$@"; }
+
+[ "$(id -u)" = 0 ] || die "not root: cannot install $KSRC_PKG"
+run_logged "$LOGS/apt-update.log" apt-get update -q || die "apt-get update failed"
+old=$(base_field version)
+new=${VERSION:-$(archive_versions | sed -n 1p)}
+archive_offers "$new" || die "the archive does not offer $KSRC_PKG $new"
+if [ "$new" = "$old" ] && ! base_mismatch >/dev/null; then
+	say "the series is on $KSRC_PKG $new already (patches/BASE)"
+	exit 0
+fi
+say "moving the series from $KSRC_PKG $old to $new"
+if [ "$(ksrc_version 2>/dev/null || true)" != "$new" ]; then
+	DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
+		apt-get install -y -q --allow-downgrades "$KSRC_PKG=$new" ||
+		die "apt-get install failed for $KSRC_PKG=$new"
+fi
+
+# build/src-patched is extracted again for the new version (its git
+# repository too, so build/dev, a worktree of it, goes first).
+rm -rf "$DEV"
+"$ROOT/mk/tree.sh" pristine
+git -C "$PATCHED" worktree prune
+git -C "$PATCHED" worktree add -q --detach "$DEV" pristine
+git_d checkout -q -B dev pristine
+
+say "applying the series to $new"
+for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
+	how=$(apply_patch "$DEV" "$ROOT/patches/$p" --check) || {
+		echo "$how" | sed 's/^/    /' >&2
+		die "patch $p does not apply to $new (the hunk above): fix it in build/dev" \
+			"('make dev-tree' on the old base shows the series as commits)"
+	}
+	fuzz=
+	[[ $how != *fuzz* ]] || fuzz=-C1
+	git_d am -q --keep-cr $fuzz "$ROOT/patches/$p" || die "git am $p failed in $DEV"
+	printf '    %-70s %s\n' "$p" "$how" >&2
+done
+
+# The cover letter's text and the README name the base: Debian's version
+# and the upstream version it packages.
+esc() { printf '%s' "$1" | sed 's/[.[\*^$/]/\\&/g'; }
+sed -i -e "s/$(esc "$old")/$new/g" -e "s/\\b$(esc "${old%%-*}")\\b/${new%%-*}/g" "$COVER"
+sed -i "s/tested on \*\*$(esc "$old")\*\*/tested on **$new**/" "$ROOT/README.md"
+grep -q "tested on \*\*$(esc "$new")\*\*" "$ROOT/README.md" ||
+	say "README.md has no 'tested on **$new**': update it by hand"
+"$ROOT/mk/series.sh" export
+commit=$(git -C "$PATCHED" rev-parse pristine)
+sed -i -e "s/^version: .*/version: $new/" -e "s/^base-commit: .*/base-commit: $commit/" \
+	"$BASE_FILE"
+
+say "patches/BASE: $new, base-commit $commit"
+changed=$(git -C "$ROOT" status --porcelain -- patches | grep -c '\.patch$' || true)
+say "$changed patch files changed (git diff --stat patches/):"
+git -C "$ROOT" diff --stat -- patches README.md | sed 's/^/    /' >&2
+"$ROOT/mk/kernel.sh" patched
+say "the series is on $new: run 'make check' (and check-debug, abi-diff," \
+	"kselftest-stock) before committing"
