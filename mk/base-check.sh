@@ -61,7 +61,8 @@ exact=0 moved=0 fuzzed=0
 for p in $series; do
 	if ! how=$(apply_patch "$work" "$ROOT/patches/$p"); then
 		note "$(echo "$how" | sed 's/^/    /')"
-		verdict "$newest is newer than the tested base $want, and patch $p does not apply to it (${how%%$'\n'*})" 1
+		hunk=$(echo "$how" | grep -m1 '^error: patch failed' || echo "$how" | grep -m1 '^error')
+		verdict "$newest is newer than the tested base $want, and patch $p does not apply to it ($hunk)" 1
 	fi
 	note "    $p: $how"
 	case $how in

@@ -143,6 +143,18 @@ commit_pristine() {
 	pristine_commit "$1" "$(git -C "$1" write-tree)"
 }
 
+# worktree DIR: make DIR a git worktree of build/src-patched, detached at
+# "pristine", unless it is one already.  A new source version extracts
+# build/src-patched anew, with a new repository: older worktrees go.
+worktree() {
+	local repo=$BUILD/src-patched/.git
+	[ "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != "$repo" ] ||
+		return 0
+	rm -rf "$1"
+	git -C "$repo" worktree prune
+	git -C "$repo" worktree add -q --detach "$1" pristine
+}
+
 # run_logged LOG CMD...: run CMD with its output in LOG; on failure show the
 # last lines and the log's path, and return 1.
 run_logged() {

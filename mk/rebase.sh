@@ -10,7 +10,6 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-PATCHED=$BUILD/src-patched
 DEV=$BUILD/dev
 COVER=$ROOT/patches/0000-cover-letter.patch
 git_d() { git -C "$DEV" "$@"; }
@@ -31,13 +30,11 @@ if [ "$(ksrc_version 2>/dev/null || true)" != "$new" ]; then
 		die "apt-get install failed for $KSRC_PKG=$new"
 fi
 
-# build/src-patched is extracted again for the new version (its git
-# repository too, so build/dev, a worktree of it, goes first).
-rm -rf "$DEV"
+# build/src-patched is extracted again for the new version, with a new
+# repository; build/dev becomes a worktree of it.
 "$ROOT/mk/tree.sh" pristine
-git -C "$PATCHED" worktree prune
-git -C "$PATCHED" worktree add -q --detach "$DEV" pristine
-git_d checkout -q -B dev pristine
+worktree "$DEV"
+git_d checkout -q -f -B dev pristine
 
 say "applying the series to $new"
 for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
@@ -60,13 +57,13 @@ sed -i "s/tested on \*\*$(esc "$old")\*\*/tested on **$new**/" "$ROOT/README.md"
 grep -q "tested on \*\*$(esc "$new")\*\*" "$ROOT/README.md" ||
 	say "README.md has no 'tested on **$new**': update it by hand"
 "$ROOT/mk/series.sh" export
-commit=$(git -C "$PATCHED" rev-parse pristine)
+commit=$(git_d rev-parse pristine)
 sed -i -e "s/^version: .*/version: $new/" -e "s/^base-commit: .*/base-commit: $commit/" \
 	"$BASE_FILE"
 
 say "patches/BASE: $new, base-commit $commit"
 changed=$(git -C "$ROOT" status --porcelain -- patches | grep -c '\.patch$' || true)
-say "$changed patch files changed (git diff --stat patches/):"
+say "$changed patch files changed (git diff --stat patches/ README.md):"
 git -C "$ROOT" diff --stat -- patches README.md | sed 's/^/    /' >&2
 "$ROOT/mk/kernel.sh" patched
 say "the series is on $new: run 'make check' (and check-debug, abi-diff," \

@@ -17,9 +17,7 @@ OUT=$BUILD/series-check-out
 log=$LOGS/series-check
 "$ROOT/mk/tree.sh" pristine
 git_w() { git -C "$WT" "$@"; }
-if [ ! -d "$WT" ]; then
-	git -C "$BUILD/src-patched" worktree add -q --detach "$WT" pristine
-fi
+worktree "$WT"
 git_w am --abort 2>/dev/null || true
 git_w checkout -q -f --detach pristine
 git_w clean -q -f -d

@@ -15,7 +15,6 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-PATCHED=$BUILD/src-patched
 DEV=$BUILD/dev
 git_d() { git -C "$DEV" "$@"; }
 
@@ -25,10 +24,7 @@ series() {
 
 dev() {
 	"$ROOT/mk/tree.sh" patched >/dev/null
-	if [ ! -d "$DEV" ]; then
-		say "creating the worktree $DEV"
-		git -C "$PATCHED" worktree add -q --detach "$DEV" pristine
-	fi
+	worktree "$DEV"
 	git_d checkout -q -f -B dev pristine
 	for p in $(series); do
 		git_d am -q --keep-cr "$ROOT/patches/$p" || die "patch $p does not apply"
