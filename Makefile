@@ -89,7 +89,7 @@ refresh-patches: deps
 	@mk/series.sh refresh
 
 # The tested base (patches/BASE) and the archive: `make rebase` moves the
-# series to the newest linux-source-6.12 (or VERSION=...); `make base-check`
+# series to the newest linux-source-6.12 (or KSRC_VERSION=...); `make base-check`
 # says whether a newer one exists and whether the series applies to it.
 rebase: deps
 	@mk/rebase.sh

@@ -23,15 +23,17 @@ verdict() {
 }
 
 want=$(base_field version)
+stale=
 if ! apt-get update -q >>"$log" 2>&1; then
-	verdict "cannot read the archive (apt-get update failed, $log); tested base $want" 2
+	stale=" (apt-get update failed: the lists may be old, $log)"
+	note "apt-get update failed: using the package lists as they are"
 fi
 newest=$(archive_versions | sed -n 1p)
-[ -n "$newest" ] || verdict "the archive offers no $KSRC_PKG; tested base $want" 2
+[ -n "$newest" ] || verdict "the package lists offer no $KSRC_PKG; tested base $want$stale" 2
 if dpkg --compare-versions "$newest" le "$want"; then
 	archive_offers "$want" ||
-		verdict "the archive no longer offers the tested base $want; its newest is $newest" 0
-	verdict "the tested base $KSRC_PKG $want is the newest in the archive" 0
+		verdict "the archive no longer offers the tested base $want; its newest is $newest$stale" 0
+	verdict "the tested base $KSRC_PKG $want is the newest in the archive$stale" 0
 fi
 
 note "the archive offers $KSRC_PKG $newest, newer than the tested base $want"
@@ -43,7 +45,8 @@ if [ ! -f "$src/.ready" ]; then
 		verdict "$newest is newer than the tested base $want, but cannot be downloaded ($log)" 2
 	dpkg-deb --fsys-tarfile "$dir"/*.deb |
 		tar -xO --wildcards '*/linux-source-6.12.tar.xz' |
-		tar -xJ -C "$src" --strip-components=1
+		tar -xJ -C "$src" --strip-components=1 ||
+		verdict "$newest is newer than the tested base $want, but its source cannot be extracted" 2
 	rm -f "$dir"/*.deb
 	touch "$src/.ready"
 fi
@@ -61,7 +64,7 @@ exact=0 moved=0 fuzzed=0
 for p in $series; do
 	if ! how=$(apply_patch "$work" "$ROOT/patches/$p"); then
 		note "$(echo "$how" | sed 's/^/    /')"
-		hunk=$(echo "$how" | grep -m1 '^error: patch failed' || echo "$how" | grep -m1 '^error')
+		hunk=$(echo "$how" | grep -m1 '^error: patch failed' || echo "$how" | grep -m1 '^error' || echo "${how%%$'\n'*}")
 		verdict "$newest is newer than the tested base $want, and patch $p does not apply to it ($hunk)" 1
 	fi
 	note "    $p: $how"

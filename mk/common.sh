@@ -148,8 +148,8 @@ commit_pristine() {
 # build/src-patched anew, with a new repository: older worktrees go.
 worktree() {
 	local repo=$BUILD/src-patched/.git
-	[ "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != "$repo" ] ||
-		return 0
+	[ "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != \
+		"$(cd "$repo" && pwd -P)" ] || return 0
 	rm -rf "$1"
 	git -C "$repo" worktree prune
 	git -C "$repo" worktree add -q --detach "$1" pristine

@@ -34,21 +34,23 @@ fi
 want=$(base_field version)
 have=$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || true)
 if [ "$have" != "$want" ]; then
-	[ "$(id -u)" = 0 ] || die "not root: cannot install $KSRC_PKG $want"
-	archive_offers "$want" ||
+	# The lists may be old: read them again unless they offer the base.
+	# Without root or the archive, an installed source is used as it is.
+	archive_offers "$want" || [ "$(id -u)" != 0 ] ||
 		run_logged "$LOGS/apt-update.log" apt-get update -q ||
-		die "apt-get update failed: cannot install $KSRC_PKG $want"
+		[ -n "$have" ] || die "apt-get update failed: cannot install $KSRC_PKG"
 	if archive_offers "$want"; then
 		pkg=$KSRC_PKG=$want
 		say "installing $KSRC_PKG $want, the series' tested base (patches/BASE)"
 	else
-		pkg=$KSRC_PKG
-		newest=$(archive_versions | sed -n 1p)
-		[ -n "$newest" ] || die "the archive offers no $KSRC_PKG"
+		pkg=$KSRC_PKG=$(archive_versions | sed -n 1p)
+		[ "$pkg" != "$KSRC_PKG=" ] || pkg=$KSRC_PKG=$have
+		[ "$pkg" != "$KSRC_PKG=" ] || die "the package lists offer no $KSRC_PKG"
 		say "base: tested on $KSRC_PKG $want, which the archive no longer offers;" \
-			"building on $newest"
+			"building on ${pkg#*=}"
 	fi
-	if [ "$have" != "${newest:-$want}" ]; then
+	if [ "$have" != "${pkg#*=}" ]; then
+		[ "$(id -u)" = 0 ] || die "not root: cannot install $pkg"
 		DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
 			apt-get install -y -q --allow-downgrades "$pkg" ||
 			die "apt-get install failed for: $pkg"

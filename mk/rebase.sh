@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make rebase [VERSION=V]: move the series to the newest linux-source-6.12
+# make rebase [KSRC_VERSION=V]: move the series to the newest linux-source-6.12
 # in the archive (or to V).  Installs that source, applies patches/series to
 # it in build/dev (each patch as it is, else with git's fuzz, -C1), exports
 # the series again (patches and the cover letter with the new base-commit
@@ -17,7 +17,7 @@ git_d() { git -C "$DEV" "$@"; }
 [ "$(id -u)" = 0 ] || die "not root: cannot install $KSRC_PKG"
 run_logged "$LOGS/apt-update.log" apt-get update -q || die "apt-get update failed"
 old=$(base_field version)
-new=${VERSION:-$(archive_versions | sed -n 1p)}
+new=${KSRC_VERSION:-$(archive_versions | sed -n 1p)}
 archive_offers "$new" || die "the archive does not offer $KSRC_PKG $new"
 if [ "$new" = "$old" ] && ! base_mismatch >/dev/null; then
 	say "the series is on $KSRC_PKG $new already (patches/BASE)"
@@ -40,8 +40,11 @@ say "applying the series to $new"
 for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 	how=$(apply_patch "$DEV" "$ROOT/patches/$p" --check) || {
 		echo "$how" | sed 's/^/    /' >&2
-		die "patch $p does not apply to $new (the hunk above): fix it in build/dev" \
-			"('make dev-tree' on the old base shows the series as commits)"
+		die "patch $p does not apply to $new (the hunk above).  build/dev has" \
+			"the patches before it as commits on $new: apply it there by hand" \
+			"(git am, fix, git am --continue) and the rest with git am, then" \
+			"'make export-patches' and set patches/BASE to $new and the" \
+			"base-commit of build/dev's pristine"
 	}
 	fuzz=
 	[[ $how != *fuzz* ]] || fuzz=-C1

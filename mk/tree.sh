@@ -72,10 +72,13 @@ build_tree() {
 		[ -f "$ROOT/patches/$p" ] || die "patches/series names $p, which is not in patches/"
 		GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn \
 			"$ROOT/patches/$p" 2>"$BUILD/apply.err" && continue
-		# On another base a hunk's context may have moved: with one line
-		# of context (git's fuzz) it may still apply.
-		if GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn -C1 \
-			"$ROOT/patches/$p" 2>/dev/null; then
+		# On another base than the tested one a hunk's context may have
+		# moved: with one line of context (git's fuzz) it may still apply.
+		# On the tested base every patch applies as it is (as git am
+		# applies it).
+		if base_mismatch >/dev/null &&
+			GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn -C1 \
+				"$ROOT/patches/$p" 2>/dev/null; then
 			say "base: patch $p applies to $(ksrc_version) only with fuzz" \
 				"(-C1): run 'make rebase'"
 			continue

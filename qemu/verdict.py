@@ -215,7 +215,9 @@ def guest_notes(args, problems):
 def boot_failed(args):
     """Report a guest that never reached its test script; return 1."""
     print("BOOT  the guest died before the tests started"
-          + (f" (the VM exited {args.vm_status})" if args.vm_status else ""))
+          + (f" (the VM exited {args.vm_status}"
+             + (", killed: timeout" if args.vm_status == 124 else "") + ")"
+             if args.vm_status else ""))
     try:
         with open(args.console, errors="replace") as f:
             tail = f.read().splitlines()[-25:]
@@ -224,11 +226,12 @@ def boot_failed(args):
     print(f"      the console's last lines ({args.console}):")
     for line in tail:
         print(f"      | {line}")
-    for p in splats(args):
+    reports = splats(args)
+    for p in reports:
         print(f"FAIL  {p}")
     for note in args.note or []:
         print(f"NOTE  {note}")
-    print("0 passed, 1 failed, 0 skipped")
+    print(f"0 passed, {1 + len(reports)} failed, 0 skipped")
     return 1
 
 
