@@ -11,7 +11,7 @@ bool rust_helper_perfmon_capable(void)
 
 /*
  * A PMU registered from Rust is unregistered only when none of its events can
- * exist (see rust/kernel/perf.rs): when its module is being unloaded, which
+ * exist (see rust/kernel/perf/registration.rs): when its module is being unloaded, which
  * no event holds any more, or while the module initialises, when its
  * event_init refuses every event.  Built-in PMUs (@mod NULL) stay registered.
  */

@@ -19,7 +19,7 @@
 
 #define MANY_KPROBES 256
 #define MANY_UPROBES PROBE_NOPS
-/* The reapers' capacity, of PROBE_REAPER_CAPACITY in rust/kernel/perf.rs. */
+/* The reapers' capacity, of PROBE_REAPER_CAPACITY in rust/kernel/perf/probe.rs. */
 #define REAPER_CAPACITY 1024
 /* Long enough for a few grace periods of the debug kernel under QEMU. */
 #define GONE_TIMEOUT_MS 60000

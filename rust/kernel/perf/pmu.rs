@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The [`Pmu`] trait, the callbacks of a PMU, with its sysfs [`FormatAttribute`]s, and the
+//! `Adapter` trampolines through which the perf core calls them: they turn the C pointers into
+//! [`Event`]s and [`EventInit`]s and call the PMU's methods. For the callbacks a PMU leaves out,
+//! `Adapter::CALLBACKS` names the perf core's C functions (the software and trace events')
+//! instead. The destroy trampolines of events with a probe are in `probe.rs`.
+
+use super::{init::Held, Event, EventInit, Prepared, TaskContext};
+use crate::{
+    bindings,
+    error::{from_result, Result, VTABLE_DEFAULT_ERROR},
+    ffi::c_int,
+    prelude::*,
+    str::CStr,
+};
+use core::marker::PhantomData;
+
+/// An attribute of a PMU's sysfs `format` directory: which bits of the event attributes hold
+/// one of its parameters, as in `retprobe` = `config:0`.
+///
+/// This is the Rust counterpart of the C `PMU_FORMAT_ATTR()`.
+pub struct FormatAttribute {
+    pub(super) name: &'static CStr,
+    pub(super) value: &'static CStr,
+}
+
+impl FormatAttribute {
+    /// Creates a format attribute: the file `name` reads `value` and a newline.
+    pub const fn new(name: &'static CStr, value: &'static CStr) -> Self {
+        Self { name, value }
+    }
+}
+
+/// A PMU: the callbacks through which the perf core creates and schedules its events.
+///
+/// Corresponds to the callbacks of the C `struct pmu`. [`Pmu::event_init`] is required. The
+/// others default to what a software-context PMU whose events are trace events needs: `add` and
+/// `del` to `perf_trace_add` and `perf_trace_del` (available only with [`Pmu::TRACE_EVENTS`]),
+/// and `start`, `stop` and `read` to the software events' `perf_swevent_start`,
+/// `perf_swevent_stop` and `perf_swevent_read`. The `flags` of `add`, `del`, `start` and `stop`
+/// are the C `PERF_EF_*` flags.
+#[vtable]
+pub trait Pmu: 'static {
+    /// The name of the PMU in sysfs (`/sys/bus/event_source/devices/NAME`).
+    const NAME: &'static CStr;
+
+    /// The context in which the perf core schedules the PMU's events.
+    const TASK_CONTEXT: TaskContext = TaskContext::Software;
+
+    /// The attributes of the PMU's sysfs `format` directory.
+    const FORMAT: &'static [FormatAttribute] = &[];
+
+    /// Whether the PMU's events only count: they never interrupt to take a sample, and
+    /// `perf_event_open()` refuses sampling events (a non-zero `sample_period`) with
+    /// `EOPNOTSUPP`, after [`Pmu::event_init`] has seen them (the C
+    /// `PERF_PMU_CAP_NO_INTERRUPT`). In-kernel counters are not checked.
+    const COUNTING_ONLY: bool = false;
+
+    /// Whether the PMU's events are trace events: each one that [`Pmu::event_init`] accepts
+    /// holds a probe (see [`EventInit::init_kprobe`]) and takes ftrace filters and BPF
+    /// programs like a tracepoint event. The probe's release is the event's: such a PMU does
+    /// not implement [`Pmu::destroy`]. The probe functions are not exported: such a PMU is
+    /// built into the kernel.
+    const TRACE_EVENTS: bool = false;
+
+    /// Checks the event's attributes and prepares it, or says why not.
+    ///
+    /// `ENOENT` means that the event is not meant for this PMU, and lets the perf core try the
+    /// next one.
+    fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>>
+    where
+        Self: Sized;
+
+    /// Releases what the PMU set up for the event, when the event is freed.
+    fn destroy(_event: &Event) {
+        crate::build_error(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Schedules the event on the current CPU.
+    ///
+    /// A PMU of the [`TaskContext::Software`] context must not fail: the perf core schedules
+    /// software events as if they never did.
+    fn add(_event: &Event, _flags: u32) -> Result {
+        crate::build_error(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Removes the event from the current CPU.
+    fn del(_event: &Event, _flags: u32) {
+        crate::build_error(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Starts counting.
+    fn start(_event: &Event, _flags: u32) {
+        crate::build_error(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Stops counting.
+    fn stop(_event: &Event, _flags: u32) {
+        crate::build_error(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Updates the event's count.
+    fn read(_event: &Event) {
+        crate::build_error(VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// The C callbacks of the PMU `T`, which call its [`Pmu`] methods.
+pub(super) struct Adapter<T: Pmu>(PhantomData<T>);
+
+/// The release of what an event holds (the C `perf_event::destroy`).
+type Release = unsafe extern "C" fn(*mut bindings::perf_event);
+
+impl<T: Pmu> Adapter<T> {
+    /// # Safety
+    ///
+    /// `event` must be a valid event that the perf core is initialising for this PMU.
+    pub(super) unsafe extern "C" fn event_init_callback(event: *mut bindings::perf_event) -> c_int {
+        crate::build_assert!(
+            !(T::TRACE_EVENTS && T::HAS_DESTROY),
+            "a trace-event PMU's destroy is its probe's"
+        );
+        from_result(|| {
+            // SAFETY: By the function requirements `event` is valid, and the perf core set its
+            // PMU, a registered one, whose module is null or valid.
+            let module = unsafe { (*(*event).pmu).module };
+            // While its module initialises, the PMU takes no event: if the init fails, the
+            // registration is dropped and the module freed, and no event may be left to use them.
+            // The PMU is not there yet: `ENOENT`, which lets the perf core try other PMUs.
+            // SAFETY: `module` is null or a valid module.
+            if unsafe { bindings::perf_pmu_module_is_coming(module) } {
+                return Err(ENOENT);
+            }
+            // INVARIANT: The perf core is initialising the event for this PMU, in the opener's
+            // process context.
+            let init = EventInit {
+                // SAFETY: By the function requirements `event` is valid during the callback.
+                event: unsafe { Event::from_raw(event) },
+                _p: PhantomData,
+            };
+            let held = T::event_init(init)?.into_held();
+            // Only a trace-event PMU's events hold probes: the others never refer to the probe
+            // functions, which modules cannot use.
+            let destroy = if !T::TRACE_EVENTS {
+                if T::HAS_DESTROY {
+                    Some(Self::destroy_callback as Release)
+                } else {
+                    None
+                }
+            } else {
+                match held {
+                    Held::Nothing => None,
+                    #[cfg(CONFIG_KPROBE_EVENTS)]
+                    Held::Kprobe => Some(Self::kprobe_destroy_callback as Release),
+                    #[cfg(CONFIG_UPROBE_EVENTS)]
+                    Held::Uprobe => Some(Self::uprobe_destroy_callback as Release),
+                }
+            };
+            // SAFETY: The event is valid and owned by the perf core, which calls `destroy` once
+            // when it frees the event, and never for an event whose initialisation failed.
+            unsafe { (*event).destroy = destroy };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU, being freed.
+    unsafe extern "C" fn destroy_callback(event: *mut bindings::perf_event) {
+        // SAFETY: By the function requirements `event` is valid during the callback.
+        T::destroy(unsafe { Event::from_raw(event) })
+    }
+
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU.
+    unsafe extern "C" fn add_callback(event: *mut bindings::perf_event, flags: c_int) -> c_int {
+        from_result(|| {
+            // SAFETY: By the function requirements `event` is valid during the callback.
+            T::add(unsafe { Event::from_raw(event) }, flags as u32)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU.
+    unsafe extern "C" fn del_callback(event: *mut bindings::perf_event, flags: c_int) {
+        // SAFETY: By the function requirements `event` is valid during the callback.
+        T::del(unsafe { Event::from_raw(event) }, flags as u32)
+    }
+
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU.
+    unsafe extern "C" fn start_callback(event: *mut bindings::perf_event, flags: c_int) {
+        // SAFETY: By the function requirements `event` is valid during the callback.
+        T::start(unsafe { Event::from_raw(event) }, flags as u32)
+    }
+
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU.
+    unsafe extern "C" fn stop_callback(event: *mut bindings::perf_event, flags: c_int) {
+        // SAFETY: By the function requirements `event` is valid during the callback.
+        T::stop(unsafe { Event::from_raw(event) }, flags as u32)
+    }
+
+    /// # Safety
+    ///
+    /// `event` must be a valid event of this PMU.
+    unsafe extern "C" fn read_callback(event: *mut bindings::perf_event) {
+        // SAFETY: By the function requirements `event` is valid during the callback.
+        T::read(unsafe { Event::from_raw(event) })
+    }
+
+    /// The callbacks of the C `struct pmu`, with the defaults described at [`Pmu`].
+    pub(super) const CALLBACKS: Callbacks = Callbacks {
+        add: if T::HAS_ADD {
+            Self::add_callback
+        } else if T::TRACE_EVENTS {
+            bindings::perf_trace_add
+        } else {
+            crate::build_error("a PMU whose events are not trace events must implement add and del")
+        },
+        del: if T::HAS_DEL {
+            Self::del_callback
+        } else if T::TRACE_EVENTS {
+            bindings::perf_trace_del
+        } else {
+            crate::build_error("a PMU whose events are not trace events must implement add and del")
+        },
+        start: if T::HAS_START {
+            Self::start_callback
+        } else {
+            bindings::perf_swevent_start
+        },
+        stop: if T::HAS_STOP {
+            Self::stop_callback
+        } else {
+            bindings::perf_swevent_stop
+        },
+        read: if T::HAS_READ {
+            Self::read_callback
+        } else {
+            bindings::perf_swevent_read
+        },
+    };
+}
+
+pub(super) struct Callbacks {
+    pub(super) add: unsafe extern "C" fn(*mut bindings::perf_event, c_int) -> c_int,
+    pub(super) del: unsafe extern "C" fn(*mut bindings::perf_event, c_int),
+    pub(super) start: unsafe extern "C" fn(*mut bindings::perf_event, c_int),
+    pub(super) stop: unsafe extern "C" fn(*mut bindings::perf_event, c_int),
+    pub(super) read: unsafe extern "C" fn(*mut bindings::perf_event),
+}

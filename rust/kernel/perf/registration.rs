@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The registration of a PMU with the perf core: [`Registration`] owns the C `struct pmu` and
+//! its sysfs `format` attributes (`PmuData`), filled from a [`Pmu`]'s constants and the
+//! `Adapter` trampolines, and registers and unregisters them with `perf_pmu_register()` and
+//! `perf_pmu_unregister()`.
+
+use super::{pmu::Adapter, probe::ProbeReapers, Pmu};
+use crate::{
+    bindings,
+    error::to_result,
+    ffi::{c_char, c_int},
+    prelude::*,
+    types::Opaque,
+};
+use core::{marker::PhantomData, mem::ManuallyDrop};
+
+/// A `struct device_attribute` of a `format` directory, with the text it shows.
+#[repr(C)]
+struct FormatDeviceAttribute {
+    attr: bindings::device_attribute,
+    value: &'static CStr,
+}
+
+/// # Safety
+///
+/// `attr` must be the `attr` field of a [`FormatDeviceAttribute`], and `buf` a sysfs page.
+unsafe extern "C" fn format_show(
+    _dev: *mut bindings::device,
+    attr: *mut bindings::device_attribute,
+    buf: *mut c_char,
+) -> isize {
+    // CAST: `attr` is the first field of a `repr(C)` `FormatDeviceAttribute`.
+    let format = attr.cast::<FormatDeviceAttribute>();
+    // SAFETY: By the function requirements `format` is valid and `buf` is a sysfs page; the
+    // format string takes one string argument.
+    let len = unsafe {
+        bindings::sysfs_emit(
+            buf,
+            crate::c_str!("%s\n").as_char_ptr(),
+            (*format).value.as_char_ptr(),
+        )
+    };
+    len as isize
+}
+
+/// The C structures of a PMU: `struct pmu` and its sysfs `format` attributes.
+///
+/// # Invariants
+///
+/// Once set up by [`PmuData::register`], `pmu` points at `groups`, which points at `group`,
+/// which points at the null-terminated array `attrs`, which points at the elements of `format`.
+#[pin_data]
+pub(super) struct PmuData<T: Pmu> {
+    #[pin]
+    pmu: Opaque<bindings::pmu>,
+    #[pin]
+    group: Opaque<bindings::attribute_group>,
+    #[pin]
+    groups: Opaque<[*const bindings::attribute_group; 2]>,
+    format: KVec<FormatDeviceAttribute>,
+    attrs: KVec<*mut bindings::attribute>,
+    /// For a PMU whose events are trace events, the release of their probes.
+    pub(super) probes: Option<Pin<KBox<ProbeReapers>>>,
+    _p: PhantomData<T>,
+}
+
+impl<T: Pmu> PmuData<T> {
+    fn new() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            pmu: Opaque::uninit(),
+            group: Opaque::uninit(),
+            groups: Opaque::uninit(),
+            format: Self::format_attributes()?,
+            attrs: KVec::with_capacity(T::FORMAT.len() + 1, GFP_KERNEL)?,
+            probes: if T::TRACE_EVENTS {
+                Some(KBox::pin_init(ProbeReapers::new(), GFP_KERNEL)?)
+            } else {
+                None
+            },
+            _p: PhantomData,
+        })
+    }
+
+    /// Returns the data of the PMU `pmu`.
+    ///
+    /// # Safety
+    ///
+    /// `pmu` must be the `pmu` of a registered `PmuData<T>`, which stays registered for `'a`.
+    pub(super) unsafe fn from_pmu<'a>(pmu: *mut bindings::pmu) -> &'a Self {
+        // SAFETY: By the function requirements `pmu` is the `pmu` field of a live `PmuData<T>`;
+        // `Opaque<pmu>` has the layout of a `pmu`. Once registered, the data is only shared.
+        unsafe { &*crate::container_of!(pmu, Self, pmu) }
+    }
+
+    fn format_attributes() -> Result<KVec<FormatDeviceAttribute>> {
+        let mut format = KVec::with_capacity(T::FORMAT.len(), GFP_KERNEL)?;
+        for f in T::FORMAT {
+            // SAFETY: All-zero is a valid `struct device_attribute` (no callbacks).
+            let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
+            attr.attr.name = f.name.as_char_ptr();
+            attr.attr.mode = 0o444;
+            attr.show = Some(format_show);
+            // SAFETY: `attr.attr` is a valid attribute that is not registered yet.
+            unsafe { bindings::sysfs_attr_init(&mut attr.attr) };
+            format.push(
+                FormatDeviceAttribute {
+                    attr,
+                    value: f.value,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        Ok(format)
+    }
+
+    /// Sets up the C structures and registers the PMU.
+    ///
+    /// # Safety
+    ///
+    /// `self` must be pinned, and called once; `module` must be null or a valid module.
+    unsafe fn register(&mut self, module: *mut bindings::module) -> Result {
+        // Capacity was reserved for every attribute and the terminating null: no reallocation.
+        for f in self.format.iter_mut() {
+            self.attrs.push(&mut f.attr.attr, GFP_KERNEL)?;
+        }
+        self.attrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
+
+        let group = self.group.get();
+        let groups = self.groups.get();
+        let pmu = self.pmu.get();
+        let callbacks = &Adapter::<T>::CALLBACKS;
+        // SAFETY: The three C structures are owned by `self`, pinned, and not yet visible to the
+        // perf core; all-zero is a valid `struct attribute_group` and `struct pmu`.
+        unsafe {
+            group.write(core::mem::zeroed());
+            (*group).name = crate::c_str!("format").as_char_ptr();
+            (*group).attrs = self.attrs.as_mut_ptr();
+            groups.write([group.cast_const(), core::ptr::null()]);
+            pmu.write(core::mem::zeroed());
+            (*pmu).module = module;
+            (*pmu).task_ctx_nr = T::TASK_CONTEXT.as_raw();
+            if T::TRACE_EVENTS {
+                // The events' destroy releases their BPF programs with their probes.
+                (*pmu).capabilities |= (bindings::PERF_PMU_CAP_TRACE_EVENTS
+                    | bindings::PERF_PMU_CAP_TRACE_BPF_DESTROY)
+                    as c_int;
+            }
+            if T::COUNTING_ONLY {
+                (*pmu).capabilities |= bindings::PERF_PMU_CAP_NO_INTERRUPT as c_int;
+            }
+            if !T::FORMAT.is_empty() {
+                (*pmu).attr_groups = groups.cast();
+            }
+            (*pmu).event_init = Some(Adapter::<T>::event_init_callback);
+            (*pmu).add = Some(callbacks.add);
+            (*pmu).del = Some(callbacks.del);
+            (*pmu).start = Some(callbacks.start);
+            (*pmu).stop = Some(callbacks.stop);
+            (*pmu).read = Some(callbacks.read);
+        }
+        // SAFETY: `pmu` is fully set up and pinned; `T::NAME` is static; -1 asks for a dynamic
+        // type number.
+        to_result(unsafe { bindings::perf_pmu_register(pmu, T::NAME.as_char_ptr(), -1) })
+    }
+}
+
+/// The registration of a PMU with the perf core.
+///
+/// Registers the PMU `T` under [`Pmu::NAME`], with a dynamic type number, for as long as the
+/// code of its callbacks is loaded: for the life of the kernel ([`Registration::new_builtin`]),
+/// or of the module that passes its `THIS_MODULE` to [`Registration::new`].
+///
+/// The perf core of this kernel neither waits for nor detaches the events of a PMU that is
+/// unregistered: they keep using its C structures. So a PMU is unregistered only when none of
+/// its events can exist. Each event holds a reference to the PMU's module, so when the module
+/// is being unloaded (its exit drops the registration) no event is left and none can be
+/// created. While the module initialises, the PMU refuses every event (`ENOENT`, as a PMU that
+/// is not registered yet), so a module whose init fails may drop the registration too. Dropped
+/// at any other time, the registration leaves the PMU registered and its C structures
+/// allocated, and keeps its module loaded for good; if the module is being unloaded at that
+/// very moment, which no event can then hold, it unregisters the PMU.
+///
+/// As for everything a module registers, its code must not outlive it: a registration that a
+/// module leaks (`core::mem::forget`) leaves the PMU registered after the module is unloaded.
+///
+/// # Invariants
+///
+/// `data` is registered with the perf core, with `module` as its module.
+pub struct Registration<T: Pmu> {
+    data: ManuallyDrop<Pin<KBox<PmuData<T>>>>,
+    module: *mut bindings::module,
+}
+
+// SAFETY: The registration only gives out the PMU's type number; the perf core may call the
+// PMU's callbacks from any context, and unregistering is allowed from any task.
+unsafe impl<T: Pmu> Send for Registration<T> {}
+
+// SAFETY: `&Registration` only reads the PMU's type number.
+unsafe impl<T: Pmu> Sync for Registration<T> {}
+
+impl<T: Pmu> Registration<T> {
+    /// Registers the PMU of the module `module`, which the perf core keeps loaded while the PMU
+    /// has events. A module passes its `THIS_MODULE`.
+    pub fn new(module: &'static ThisModule) -> Result<Self> {
+        Self::register(module.as_ptr())
+    }
+
+    /// Registers a PMU of built-in code, for the life of the kernel; returns its type number.
+    ///
+    /// Fails with `EINVAL` when the PMU's code is in a module, which must use
+    /// [`Registration::new`].
+    pub fn new_builtin() -> Result<u32> {
+        let callback = Adapter::<T>::event_init_callback as *const () as usize;
+        // SAFETY: Any address may be looked up.
+        if !unsafe { bindings::perf_pmu_builtin_code(callback) } {
+            return Err(EINVAL);
+        }
+        let registration = Self::register(core::ptr::null_mut())?;
+        let pmu_type = registration.pmu_type();
+        // Never unregistered: the perf core's list of PMUs keeps the C structures referenced.
+        core::mem::forget(registration);
+        Ok(pmu_type)
+    }
+
+    fn register(module: *mut bindings::module) -> Result<Self> {
+        let mut data = KBox::pin_init(PmuData::new(), GFP_KERNEL)?;
+        // SAFETY: `register` does not move the data, which stays pinned; it is called once, with
+        // a module that is null or valid (`ThisModule` is valid for `'static`).
+        unsafe { data.as_mut().get_unchecked_mut().register(module)? };
+        // INVARIANT: The PMU is registered.
+        Ok(Self {
+            data: ManuallyDrop::new(data),
+            module,
+        })
+    }
+
+    /// Returns the PMU's type number, which user space passes as `perf_event_attr::type`.
+    pub fn pmu_type(&self) -> u32 {
+        // SAFETY: By the type invariants `pmu` is registered, and its type does not change.
+        let type_ = unsafe { (*self.data.pmu.get()).type_ };
+        // A registered PMU's type is not negative.
+        type_ as u32
+    }
+}
+
+impl<T: Pmu> Drop for Registration<T> {
+    fn drop(&mut self) {
+        // SAFETY: By the type invariants `module` is null or a valid module.
+        if !unsafe { bindings::perf_pmu_module_may_unregister(self.module) } {
+            if self.module.is_null() {
+                return;
+            }
+            // SAFETY: `module` is a valid module. Pinning fails only when it has just started
+            // going away, with no event holding it: then the PMU is unregistered below.
+            if unsafe { bindings::perf_pmu_module_pin(self.module) } {
+                pr_warn!(
+                    "perf: PMU {} dropped while its module is live: left registered\n",
+                    T::NAME
+                );
+                return;
+            }
+        }
+        // SAFETY: By the type invariants the PMU is registered; its module is going away (no
+        // event holds it, and none can take it) or initialising (the PMU took no event), so
+        // none of its events exist; `perf_pmu_unregister` waits for event inits in progress.
+        unsafe { bindings::perf_pmu_unregister(self.data.pmu.get()) };
+        // SAFETY: The perf core no longer uses the C structures; `data` is not used again.
+        unsafe { ManuallyDrop::drop(&mut self.data) };
+    }
+}
