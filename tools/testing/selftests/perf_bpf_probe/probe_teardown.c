@@ -161,8 +161,9 @@ TEST_F(teardown, reopen_at_once_counts)
 /*
  * Closing many events, one by one, each with a BPF program as tools attach
  * them: the closing task calls neither synchronize_rcu() nor
- * synchronize_rcu_tasks_trace(), which each close of the C PMUs calls (the
- * latter for the program's detach, and for a uprobe's unregister).  Then the
+ * synchronize_rcu_tasks_trace() per close, as each close of the C PMUs does
+ * (the latter for the program's detach, and for a uprobe's unregister; the
+ * uprobes' dup_mmap_sem may still wait once, below).  Then the
  * kprobes leave the kernel's list soon; the uprobes have released their file
  * (its mount can be unmounted) when the last close returns, as with the C
  * PMUs.
@@ -208,10 +209,22 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 		ASSERT_EQ(0, ioctl(counters[i], PERF_EVENT_IOC_ENABLE, 0));
 	close_all(fds, n);
 	for (i = 0; i < 2; i++) {
+		/*
+		 * Disarming a uprobe takes dup_mmap_sem for writing
+		 * (register_for_each_vma()), whose rcu_sync calls
+		 * synchronize_rcu() in the writer when no writer came for a
+		 * grace period: the C PMUs pay that too, once per pause
+		 * between closes, not once per close (seen once in 64 closes
+		 * on the debug kernel).
+		 */
+		uint64_t allowed = !strcmp(self->pmu, "uprobe") && i == 0 ? n / 16 : 0;
+
 		calls = read_count(counters[i]);
 		close(counters[i]);
-		EXPECT_EQ(0, calls) TH_LOG("closing %d %s events called %s %llu times", n,
-					   self->pmu, waits[i], (unsigned long long)calls);
+		EXPECT_LE(calls, allowed)
+			TH_LOG("closing %d %s events called %s %llu times (at most %llu)", n,
+			       self->pmu, waits[i], (unsigned long long)calls,
+			       (unsigned long long)allowed);
 	}
 
 	if (!strcmp(self->pmu, "kprobe")) {
