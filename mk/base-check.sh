@@ -55,7 +55,7 @@ work=$dir/apply
 rm -rf "$work"
 mkdir -p "$work"
 git -C "$work" init -q # git apply works on this tree, not on the project's
-series=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
+series=$(series_patches)
 for f in $(cd "$ROOT/patches" && sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' $series | sort -u); do
 	[ ! -f "$src/$f" ] || install -D -m "$(stat -c %a "$src/$f")" "$src/$f" "$work/$f"
 done

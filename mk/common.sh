@@ -49,6 +49,13 @@ ksrc_version() {
 		die "linux-source-6.12 is not installed: run 'make deps'"
 }
 
+# series_patches: the patch files of patches/series, in order, without
+# comments and blank lines.
+series_patches() {
+	[ ! -f "$ROOT/patches/series" ] ||
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"
+}
+
 # base_field NAME: the value of NAME (version, base-commit) in patches/BASE.
 base_field() {
 	sed -n "s/^$1: *//p" "$BASE_FILE"

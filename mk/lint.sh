@@ -33,12 +33,13 @@ done
 # (make check reports it with the verdict), not a reason to test nothing.
 base=$(base_field base-commit)
 pristine=$(git -C "$src" rev-parse pristine)
-if ! base_mismatch >/dev/null && [ "$pristine" != "$base" ]; then
+if mismatch=$(base_mismatch); then
+	echo "$mismatch" >&2
+elif [ "$pristine" != "$base" ]; then
 	echo "patches/BASE: linux-source-6.12 $(ksrc_version) is committed as $pristine," \
 		"not as its base-commit $base" >&2
 	fail=1
 fi
-base_mismatch >&2 || true
 
 say "the cover letter lists the series"
 python3 "$ROOT/mk/cover.py" check "$ROOT/patches/0000-cover-letter.patch" "$base" \

@@ -37,7 +37,7 @@ worktree "$DEV"
 git_d checkout -q -f -B dev pristine
 
 say "applying the series to $new"
-for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
+for p in $(series_patches); do
 	how=$(apply_patch "$DEV" "$ROOT/patches/$p" --check) || {
 		echo "$how" | sed 's/^/    /' >&2
 		die "patch $p does not apply to $new (the hunk above).  build/dev has" \

@@ -18,18 +18,14 @@ set -euo pipefail
 DEV=$BUILD/dev
 git_d() { git -C "$DEV" "$@"; }
 
-series() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"
-}
-
 dev() {
 	"$ROOT/mk/tree.sh" patched >/dev/null
 	worktree "$DEV"
 	git_d checkout -q -f -B dev pristine
-	for p in $(series); do
+	for p in $(series_patches); do
 		git_d am -q --keep-cr "$ROOT/patches/$p" || die "patch $p does not apply"
 	done
-	say "build/dev: branch dev has $(series | wc -l) commits on pristine"
+	say "build/dev: branch dev has $(series_patches | wc -l) commits on pristine"
 }
 
 export_series() {

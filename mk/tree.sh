@@ -20,11 +20,6 @@ set -euo pipefail
 STOCK=$BUILD/src-stock
 PATCHED=$BUILD/src-patched
 
-series() {
-	[ -f "$ROOT/patches/series" ] || return 0
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"
-}
-
 extract() {
 	local dest=$1 ver
 	ver=$(ksrc_version)
@@ -68,24 +63,23 @@ build_tree() {
 	local with_mirror=$1 p f mode idx
 	idx=$PATCHED/.git/index.scratch
 	GIT_INDEX_FILE=$idx git_p read-tree pristine
-	for p in $(series); do
+	for p in $(series_patches); do
 		[ -f "$ROOT/patches/$p" ] || die "patches/series names $p, which is not in patches/"
-		GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn \
-			"$ROOT/patches/$p" 2>"$BUILD/apply.err" && continue
-		# On another base than the tested one a hunk's context may have
-		# moved: with one line of context (git's fuzz) it may still apply.
-		# On the tested base every patch applies as it is (as git am
-		# applies it).
-		if base_mismatch >/dev/null &&
-			GIT_INDEX_FILE=$idx git_p apply --cached --whitespace=nowarn -C1 \
-				"$ROOT/patches/$p" 2>/dev/null; then
-			say "base: patch $p applies to $(ksrc_version) only with fuzz" \
-				"(-C1): run 'make rebase'"
-			continue
+		if ! how=$(GIT_INDEX_FILE=$idx apply_patch "$PATCHED" "$ROOT/patches/$p" --cached); then
+			echo "$how" | sed 's/^/    /' >&2
+			die "patch $p does not apply to linux-source-6.12 $(ksrc_version)" \
+				"(the hunk above; 'error: patch failed: FILE:LINE')"
 		fi
-		sed 's/^/    /' "$BUILD/apply.err" >&2
-		die "patch $p does not apply to linux-source-6.12 $(ksrc_version)" \
-			"(the hunk above; 'error: patch failed: FILE:LINE')"
+		# On another base than the tested one a hunk's context may have
+		# moved and the patch apply only with git's fuzz; on the tested
+		# base every patch applies as it is (as git am applies it).
+		case $how in
+		*fuzz*)
+			base_mismatch >/dev/null ||
+				die "patch $p applies to the tested base $(ksrc_version) only with fuzz (-C1)"
+			say "base: patch $p applies to $(ksrc_version) only with fuzz (-C1): run 'make rebase'"
+			;;
+		esac
 	done
 	if [ "$with_mirror" = 1 ]; then
 		for f in $(mirror_files); do
@@ -107,7 +101,7 @@ stock)
 	;;
 patched)
 	init_patched
-	n=$(series | wc -l)
+	n=$(series_patches | wc -l)
 	say "applying $n patches and $(mirror_files | wc -l) mirrored files"
 	tree=$(build_tree 1)
 	if [ "$(git_p rev-parse 'HEAD^{tree}')" != "$tree" ]; then
