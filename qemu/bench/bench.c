@@ -16,6 +16,19 @@
  *   close_64_uprobes    close() of 64 uprobe events on distinct instructions of
  *                       a file on a tmpfs, one by one, until the tmpfs can be
  *                       unmounted (ns for all of them)
+ *   open_256_kprobes    perf_event_open() of 256 kprobe events on distinct
+ *                       functions once the previous 256 are gone (ns for all)
+ *   setbpf_close_256_kprobes  close_256_kprobes with a BPF program on each
+ *                       event (PERF_EVENT_IOC_SET_BPF), as bpftrace and bcc
+ *                       attach them
+ *   link_close_256_kprobes  the same with the programs attached through BPF
+ *                       perf links, detached as libbpf's bpf_link__destroy()
+ *                       does: disable, close the event, close the link
+ *   link_close_64_uprobes  close_64_uprobes with BPF perf links, likewise
+ *   kprobe_hits_fresh   kprobe_hits on getppid() with a kprobe opened when
+ *                       none is pending, once it is [OPTIMIZED]
+ *   kprobe_hits_reopened  the same with a kprobe opened right after closing
+ *                       kprobes on 256 syscall entries, getppid()'s among them
  *   exit_256_kprobes    exit of a process with 256 kprobe events open: from
  *                       telling it to exit until waitpid() returns
  *   bpftrace_200_kprobes_exit  bpftrace with 200 kprobes (syscall entries,
@@ -30,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -47,19 +61,80 @@
 #define MANY_KPROBES 256
 #define MANY_UPROBES 64
 
-static double close_kprobes(void)
+/* A counting BPF program, for the rows that attach one. */
+static int bench_prog = -1;
+
+static int counting_prog_once(void)
+{
+	char log[4096];
+	int map;
+
+	if (bench_prog >= 0)
+		return bench_prog;
+	map = counter_map();
+	bench_prog = map < 0 ? -1 : counting_prog(map, log, sizeof(log));
+	if (bench_prog < 0) {
+		fprintf(stderr, "BPF program: %s\n%s", strerror(errno), log);
+		exit(1);
+	}
+	return bench_prog;
+}
+
+enum attach { NO_PROG, SET_BPF, LINK };
+
+/* Attach the counting program to the @n events of @fds; link fds in @links. */
+static void attach_all(enum attach how, int *fds, int *links, int n)
+{
+	int i, prog = how == NO_PROG ? -1 : counting_prog_once();
+
+	for (i = 0; i < n; i++) {
+		if (how == SET_BPF && ioctl(fds[i], PERF_EVENT_IOC_SET_BPF, prog)) {
+			perror("PERF_EVENT_IOC_SET_BPF");
+			exit(1);
+		}
+		if (how == LINK && (links[i] = bpf_link_perf_event(prog, fds[i])) < 0) {
+			perror("BPF_LINK_CREATE");
+			exit(1);
+		}
+	}
+}
+
+/* Close the events, and their links as libbpf's bpf_link__destroy() does. */
+static void detach_all(enum attach how, int *fds, int *links, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (how == LINK)
+			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		close(fds[i]);
+		if (how == LINK)
+			close(links[i]);
+	}
+}
+
+/*
+ * Open MANY_KPROBES kprobe events, attach programs @how, close them all;
+ * return the ns until the kprobes are gone, and in *open_ns (unless NULL)
+ * the ns the opening took.
+ */
+static double close_kprobes(enum attach how, double *open_ns)
 {
 	struct perf_event_attr attr = { .disabled = 0 };
-	int fds[MANY_KPROBES], n, listed = kprobes_listed();
+	int fds[MANY_KPROBES], links[MANY_KPROBES], n, listed = kprobes_listed();
 	uint64_t t0;
 
+	t0 = now_ns();
 	n = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL);
+	if (open_ns)
+		*open_ns = now_ns() - t0;
 	if (n != MANY_KPROBES || listed < 0) {
 		fprintf(stderr, "%d of %d kprobes opened, %d listed\n", n, MANY_KPROBES, listed);
 		exit(1);
 	}
+	attach_all(how, fds, links, n);
 	t0 = now_ns();
-	close_all(fds, n);
+	detach_all(how, fds, links, n);
 	if (wait_kprobes_listed(listed, 600000) < 0) {
 		fprintf(stderr, "the kprobes stay listed\n");
 		exit(1);
@@ -67,11 +142,11 @@ static double close_kprobes(void)
 	return now_ns() - t0;
 }
 
-static double close_uprobes(void)
+static double close_uprobes(enum attach how)
 {
 	char dir[] = "/tmp/bench-uprobes.XXXXXX", path[256];
 	struct perf_event_attr attr = { .disabled = 0 };
-	int fds[MANY_UPROBES], err;
+	int fds[MANY_UPROBES], links[MANY_UPROBES], err;
 	uint64_t t0;
 
 	if (!mkdtemp(dir) || copy_self_to_tmpfs(dir, path, sizeof(path)) ||
@@ -79,8 +154,9 @@ static double close_uprobes(void)
 		perror("uprobes on a tmpfs");
 		exit(1);
 	}
+	attach_all(how, fds, links, MANY_UPROBES);
 	t0 = now_ns();
-	close_all(fds, MANY_UPROBES);
+	detach_all(how, fds, links, MANY_UPROBES);
 	err = umount_tmpfs(dir);
 	t0 = now_ns() - t0;
 	if (err) {
@@ -238,6 +314,53 @@ static double hits(int fd, void (*fn)(int), int n)
 		exit(1);
 	}
 	return (double)t / n;
+}
+
+/* Wait until the kprobe on @func is listed [OPTIMIZED], for at most 10 s. */
+static void wait_optimized(const char *func)
+{
+	uint64_t t0 = now_ns();
+	char line[512], want[128];
+	int found = 0;
+
+	snprintf(want, sizeof(want), " %s+0x", func);
+	while (!found && now_ns() - t0 < 10 * 1000000000ULL) {
+		FILE *f = fopen(KPROBES_LIST, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			found |= strstr(line, want) && strstr(line, "[OPTIMIZED]");
+		if (f)
+			fclose(f);
+		usleep(10000);
+	}
+	if (!found)
+		fprintf(stderr, "the kprobe on %s is not optimized\n", func);
+}
+
+/*
+ * ns per hit of a counting kprobe on @func, opened when no kprobe is
+ * pending, or right after closing kprobes on 256 syscall entries (@func's
+ * among them) when @reopened; measured once the probe is optimized.
+ */
+static double hits_on(const char *func, int reopened, int n)
+{
+	struct perf_event_attr attr = { .disabled = 0 };
+	int fds[MANY_KPROBES], fd, listed = kprobes_listed();
+	double v;
+
+	if (reopened && open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL) != MANY_KPROBES)
+		exit(1);
+	if (reopened)
+		close_all(fds, MANY_KPROBES);
+	fd = probe_open("kprobe", 0, func, 0);
+	if (fd < 0 || wait_kprobes_listed(listed + 1, 600000) < 0)
+		exit(1);
+	wait_optimized(func);
+	v = hits(fd, trigger_getppid, n);
+	close(fd);
+	if (wait_kprobes_listed(listed, 600000) < 0)
+		exit(1);
+	return v;
 }
 
 static void call_target(int n)
@@ -447,11 +570,32 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < REPEAT; i++)
-		v[i] = close_kprobes();
-	report("close_256_kprobes", v);
+		v[i] = hits_on(func, 0, n_hits);
+	report("kprobe_hits_fresh", v);
 	for (i = 0; i < REPEAT; i++)
-		v[i] = close_uprobes();
+		v[i] = hits_on(func, 1, n_hits);
+	report("kprobe_hits_reopened", v);
+
+	{
+		double opened[REPEAT];
+
+		for (i = 0; i < REPEAT; i++)
+			v[i] = close_kprobes(NO_PROG, &opened[i]);
+		report("close_256_kprobes", v);
+		report("open_256_kprobes", opened);
+	}
+	for (i = 0; i < REPEAT; i++)
+		v[i] = close_kprobes(SET_BPF, NULL);
+	report("setbpf_close_256_kprobes", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = close_kprobes(LINK, NULL);
+	report("link_close_256_kprobes", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = close_uprobes(NO_PROG);
 	report("close_64_uprobes", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = close_uprobes(LINK);
+	report("link_close_64_uprobes", v);
 	for (i = 0; i < REPEAT; i++)
 		v[i] = exit_kprobes();
 	report("exit_256_kprobes", v);

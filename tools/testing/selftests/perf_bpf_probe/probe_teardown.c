@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The teardown of probe events: what must hold once close() returns (no
- * more samples or BPF runs, the probe disarmed, the same probe open again at
- * once), that the closing task waits for no grace period (the kprobe and
- * uprobe PMUs release their probes in batches, from a work item), that the
- * kernel's lists and the probed files and modules are free again soon after
- * the last close or the exit of the process, and that a task opening and
- * closing probes in a loop keeps what is pending bounded.
+ * more samples or BPF runs, the probe disarmed and a kprobe unlisted, the
+ * same probe open again at once), that the closing task waits for no grace
+ * period whether the program was attached with PERF_EVENT_IOC_SET_BPF or a
+ * BPF link (the kprobe and uprobe PMUs release their probes and programs in
+ * batches, from a work item), that the kernel's lists and the probed files
+ * and modules are free again soon after the last close or the exit of the
+ * process, and that a task opening and closing probes in a loop keeps what
+ * is pending bounded.
  */
 #define _GNU_SOURCE
 #include <sys/ioctl.h>
@@ -160,23 +162,28 @@ TEST_F(teardown, reopen_at_once_counts)
 
 /*
  * Closing many events, one by one, each with a BPF program as tools attach
- * them: the closing task calls neither synchronize_rcu() nor
- * synchronize_rcu_tasks_trace() per close, as each close of the C PMUs does
- * (the latter for the program's detach, and for a uprobe's unregister; the
- * uprobes' dup_mmap_sem may still wait once, below).  Then the
- * kprobes leave the kernel's list soon; the uprobes have released their file
- * (its mount can be unmounted) when the last close returns, as with the C
- * PMUs.
+ * them: with PERF_EVENT_IOC_SET_BPF (bpftrace, bcc), or through a BPF perf
+ * link, detached as libbpf's bpf_link__destroy() does (disable the event,
+ * close its fd, then the link's).  The closing task calls neither
+ * synchronize_rcu() nor synchronize_rcu_tasks_trace() per close, as each
+ * close of the C PMUs does (the latter for the program's detach, and for a
+ * uprobe's unregister; the uprobes' dup_mmap_sem may still wait once,
+ * below).  Then the kprobes leave the kernel's list soon; the uprobes have
+ * released their file (its mount can be unmounted) when the last close
+ * returns, as with the C PMUs; and the program, closed too, is freed.
  */
-TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
+static void close_many(struct __test_metadata *_metadata, FIXTURE_DATA(teardown) *self,
+		       bool links)
 {
 	static const char *const waits[] = { "synchronize_rcu", "synchronize_rcu_tasks_trace" };
 	struct perf_event_attr attr = { .disabled = 0 };
 	char dir[] = "/tmp/probe_teardown.XXXXXX", path[256];
-	int fds[MANY_KPROBES], n, i, listed, counters[2];
+	int fds[MANY_KPROBES], link_fds[MANY_KPROBES], n, i, listed, counters[2];
+	uint32_t id = prog_id(self->prog);
 	int64_t gone;
 	uint64_t calls;
 
+	ASSERT_NE(0, id) TH_LOG("BPF_OBJ_GET_INFO_BY_FD: %s", strerror(errno));
 	listed = kprobes_armed();
 	if (!strcmp(self->pmu, "kprobe")) {
 		n = open_syscall_kprobes(&attr, fds, MANY_KPROBES, NULL);
@@ -191,8 +198,14 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 		ASSERT_EQ(EBUSY, errno);
 	}
 
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, ioctl(fds[i], PERF_EVENT_IOC_SET_BPF, self->prog));
+	for (i = 0; i < n; i++) {
+		if (!links) {
+			ASSERT_EQ(0, ioctl(fds[i], PERF_EVENT_IOC_SET_BPF, self->prog));
+			continue;
+		}
+		link_fds[i] = bpf_link_perf_event(self->prog, fds[i]);
+		ASSERT_LE(0, link_fds[i]) TH_LOG("BPF_LINK_CREATE: %s", strerror(errno));
+	}
 
 	/*
 	 * Count the calls of this task only, from when both counters are open:
@@ -207,7 +220,13 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 	}
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, ioctl(counters[i], PERF_EVENT_IOC_ENABLE, 0));
-	close_all(fds, n);
+	for (i = 0; i < n; i++) {
+		if (links)
+			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		close(fds[i]);
+		if (links)
+			close(link_fds[i]);
+	}
 	for (i = 0; i < 2; i++) {
 		/*
 		 * Disarming a uprobe takes dup_mmap_sem for writing
@@ -240,6 +259,104 @@ TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 			TH_LOG("the uprobes' file keeps its mount busy after the close: %s",
 			       strerror(-gone));
 	}
+
+	close(self->prog);
+	self->prog = -1;
+	EXPECT_LE(0, wait_prog_freed(id, GONE_TIMEOUT_MS))
+		TH_LOG("BPF program %u still loaded %d s after its events were closed", id,
+		       GONE_TIMEOUT_MS / 1000);
+}
+
+TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
+{
+	close_many(_metadata, self, false);
+}
+
+TEST_F_TIMEOUT(teardown, close_many_links_waits_in_batches, 600)
+{
+	close_many(_metadata, self, true);
+}
+
+/*
+ * The link closed before the event's fd (as cilium/ebpf detaches): the
+ * program no longer runs once the link's close returns, the event lives on
+ * and counts the hits the program no longer filters, and the program is
+ * freed once the event is closed too.
+ */
+TEST_F_TIMEOUT(teardown, link_closed_first_detaches, 120)
+{
+	struct perf_event_attr attr = { .disabled = 0 };
+	uint32_t id = prog_id(self->prog);
+	uint64_t runs, count;
+	int fd, link;
+
+	fd = open_target(self->pmu, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s event: %s", self->pmu, strerror(-fd));
+	link = bpf_link_perf_event(self->prog, fd);
+	ASSERT_LE(0, link) TH_LOG("BPF_LINK_CREATE: %s", strerror(errno));
+	runs = counter_value(self->map);
+	hit_target(self->pmu, 10);
+	ASSERT_EQ(runs + 10, counter_value(self->map));
+	/* The program returns 0: the event counts none of those hits. */
+	count = read_count(fd);
+
+	close(link);
+	hit_target(self->pmu, 10);
+	EXPECT_EQ(runs + 10, counter_value(self->map)) TH_LOG("BPF runs after the link's close");
+	EXPECT_EQ(count + 10, read_count(fd));
+	close(fd);
+
+	close(self->prog);
+	self->prog = -1;
+	EXPECT_LE(0, wait_prog_freed(id, GONE_TIMEOUT_MS))
+		TH_LOG("BPF program %u still loaded after its link and event were closed", id);
+}
+
+/*
+ * A pinned link keeps its event, and the program runs on, after the tool
+ * closed both fds; removing the pin releases the event, its probe and the
+ * program.
+ */
+TEST_F_TIMEOUT(teardown, pinned_link_outlives_its_fds, 120)
+{
+	struct perf_event_attr attr = { .disabled = 0 };
+	char dir[] = "/tmp/probe_teardown.XXXXXX", pin[256];
+	uint32_t id = prog_id(self->prog);
+	int fd, link, listed = kprobes_armed();
+	union bpf_attr pin_attr;
+	uint64_t runs;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	if (mount("bpf", dir, "bpf", 0, NULL)) {
+		rmdir(dir);
+		SKIP(return, "no BPF filesystem: %s", strerror(errno));
+	}
+	snprintf(pin, sizeof(pin), "%s/link", dir);
+	fd = open_target(self->pmu, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s event: %s", self->pmu, strerror(-fd));
+	link = bpf_link_perf_event(self->prog, fd);
+	ASSERT_LE(0, link) TH_LOG("BPF_LINK_CREATE: %s", strerror(errno));
+	memset(&pin_attr, 0, sizeof(pin_attr));
+	pin_attr.pathname = (uintptr_t)pin;
+	pin_attr.bpf_fd = link;
+	ASSERT_EQ(0, sys_bpf(BPF_OBJ_PIN, &pin_attr)) TH_LOG("BPF_OBJ_PIN: %s", strerror(errno));
+	close(fd);
+	close(link);
+
+	runs = counter_value(self->map);
+	hit_target(self->pmu, 10);
+	EXPECT_EQ(runs + 10, counter_value(self->map)) TH_LOG("the pinned link's program");
+
+	ASSERT_EQ(0, unlink(pin));
+	umount(dir);
+	rmdir(dir);
+	close(self->prog);
+	self->prog = -1;
+	EXPECT_LE(0, wait_prog_freed(id, GONE_TIMEOUT_MS))
+		TH_LOG("BPF program %u still loaded after its pin was removed", id);
+	if (!strcmp(self->pmu, "kprobe"))
+		EXPECT_LE(0, wait_kprobes_listed(listed, GONE_TIMEOUT_MS))
+			TH_LOG("%d kprobes listed, %d before", kprobes_listed(), listed);
 }
 
 /*
@@ -360,6 +477,65 @@ TEST_F_TIMEOUT(teardown, open_close_loop_stays_bounded, 600)
 	if (!strcmp(self->pmu, "kprobe"))
 		ksft_print_msg("%d open+close of kprobe events: at most %d pending\n", loops,
 			       most);
+}
+
+/* The kprobes listed on @sym (at any offset), and how many are disabled. */
+static int kprobes_listed_on(const char *sym, int *disabled)
+{
+	char line[512], want[128];
+	int n = 0;
+	FILE *f = fopen(KPROBES_LIST, "r");
+
+	*disabled = 0;
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), " %s+0x", sym);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, want))
+			continue;
+		n++;
+		*disabled += !!strstr(line, "[DISABLED]");
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * A closed kprobe event's probe leaves the kernel's list when close()
+ * returns, as with the C PMU, and a probe opened at once on the same
+ * function is a probe of its own: not one that joins the closed one (an
+ * aggregated kprobe, slower on every hit for the life of the new event).
+ */
+TEST(closed_kprobe_leaves_list)
+{
+	int fd, i, disabled;
+	const char *func;
+	uint64_t addr;
+
+	if (pmu_type("kprobe") < 0)
+		SKIP(return, "no kprobe PMU");
+	func = getppid_symbol(&addr);
+	ASSERT_NE(NULL, func);
+	ASSERT_LE(0, kprobes_listed());
+	ASSERT_EQ(0, kprobes_listed_on(func, &disabled))
+		TH_LOG("a kprobe on %s before the test", func);
+	fd = probe_open("kprobe", 0, func, 0);
+	ASSERT_LE(0, fd) TH_LOG("kprobe on %s: %s", func, strerror(-fd));
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(1, kprobes_listed_on(func, &disabled));
+		close(fd);
+		EXPECT_EQ(0, kprobes_listed_on(func, &disabled))
+			TH_LOG("round %d: the closed event's kprobe is still listed (%d disabled)",
+			       i, disabled);
+		fd = probe_open("kprobe", 0, func, 0);
+		ASSERT_LE(0, fd) TH_LOG("kprobe on %s: %s", func, strerror(-fd));
+		EXPECT_EQ(1, kprobes_listed_on(func, &disabled))
+			TH_LOG("round %d: the reopened kprobe joined the closed one", i);
+		EXPECT_EQ(0, disabled);
+		trigger_getppid(10);
+		EXPECT_EQ(10, read_count(fd));
+	}
+	close(fd);
 }
 
 static int load_module(const char *path)
