@@ -11,6 +11,8 @@
  * is pending bounded.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -136,6 +138,76 @@ TEST_F(teardown, close_stops_samples_and_programs)
 	close(ring);
 }
 
+struct hammer {
+	const char *pmu;
+	int stop;
+	uint64_t rounds;
+};
+
+/* Hit the probed function on CPU 1 until told to stop. */
+static void *hammer_target(void *arg)
+{
+	struct hammer *h = arg;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
+		hit_target(h->pmu, 10);
+		__atomic_add_fetch(&h->rounds, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * The probed function hit in a loop on another CPU while the event with
+ * the program is closed on this one: once close() has returned, the program
+ * starts no new run there either.  A run that was in progress on that CPU
+ * may finish after close() returns (one count at most); thousands of hits
+ * follow, and count nothing.
+ */
+TEST_F_TIMEOUT(teardown, close_stops_programs_on_other_cpus, 120)
+{
+	struct perf_event_attr attr = { .disabled = 0 };
+	struct hammer h = { .pmu = self->pmu };
+	uint64_t t0, closed, rounds;
+	pthread_t thread;
+	cpu_set_t cpus;
+	int fd;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	fd = open_target(self->pmu, &attr);
+	ASSERT_LE(0, fd) TH_LOG("%s event: %s", self->pmu, strerror(-fd));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_BPF, self->prog));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, hammer_target, &h));
+	t0 = now_ns();
+	while (counter_value(self->map) < 1000 && now_ns() - t0 < 60 * 1000000000ULL)
+		usleep(1000);
+
+	close(fd);
+	closed = counter_value(self->map);
+	rounds = __atomic_load_n(&h.rounds, __ATOMIC_RELAXED);
+	t0 = now_ns();
+	while (__atomic_load_n(&h.rounds, __ATOMIC_RELAXED) < rounds + 100 &&
+	       now_ns() - t0 < 60 * 1000000000ULL)
+		usleep(1000);
+	__atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(thread, NULL);
+
+	ASSERT_LE(1000, closed) TH_LOG("the program ran %llu times before the close",
+				       (unsigned long long)closed);
+	ASSERT_LE(rounds + 100, h.rounds) TH_LOG("the other CPU stopped hitting the target");
+	EXPECT_GE(closed + 1, counter_value(self->map))
+		TH_LOG("%llu runs after close() returned, %llu hits",
+		       (unsigned long long)(counter_value(self->map) - closed),
+		       (unsigned long long)(h.rounds - rounds) * 10);
+}
+
 /*
  * Many events on the same function (or file offset) closed, and one opened
  * on it at once: it counts every hit, and only those.
@@ -164,7 +236,8 @@ TEST_F(teardown, reopen_at_once_counts)
  * Closing many events, one by one, each with a BPF program as tools attach
  * them: with PERF_EVENT_IOC_SET_BPF (bpftrace, bcc), or through a BPF perf
  * link, detached as libbpf's bpf_link__destroy() does (disable the event,
- * close its fd, then the link's).  The closing task calls neither
+ * close its fd, then the link's) or the link first (as some versions of
+ * cilium/ebpf do).  The closing task calls neither
  * synchronize_rcu() nor synchronize_rcu_tasks_trace() per close, as each
  * close of the C PMUs does (the latter for the program's detach, and for a
  * uprobe's unregister; the uprobes' dup_mmap_sem may still wait once,
@@ -172,9 +245,12 @@ TEST_F(teardown, reopen_at_once_counts)
  * released their file (its mount can be unmounted) when the last close
  * returns, as with the C PMUs; and the program, closed too, is freed.
  */
+enum detach { SET_BPF, LINK_EVENT_FIRST, LINK_FIRST };
+
 static void close_many(struct __test_metadata *_metadata, FIXTURE_DATA(teardown) *self,
-		       bool links)
+		       enum detach how)
 {
+	bool links = how != SET_BPF;
 	static const char *const waits[] = { "synchronize_rcu", "synchronize_rcu_tasks_trace" };
 	struct perf_event_attr attr = { .disabled = 0 };
 	char dir[] = "/tmp/probe_teardown.XXXXXX", path[256];
@@ -221,10 +297,12 @@ static void close_many(struct __test_metadata *_metadata, FIXTURE_DATA(teardown)
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, ioctl(counters[i], PERF_EVENT_IOC_ENABLE, 0));
 	for (i = 0; i < n; i++) {
-		if (links)
+		if (how == LINK_FIRST)
+			close(link_fds[i]);
+		if (how == LINK_EVENT_FIRST)
 			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
 		close(fds[i]);
-		if (links)
+		if (how == LINK_EVENT_FIRST)
 			close(link_fds[i]);
 	}
 	for (i = 0; i < 2; i++) {
@@ -269,19 +347,24 @@ static void close_many(struct __test_metadata *_metadata, FIXTURE_DATA(teardown)
 
 TEST_F_TIMEOUT(teardown, close_many_waits_in_batches, 600)
 {
-	close_many(_metadata, self, false);
+	close_many(_metadata, self, SET_BPF);
 }
 
 TEST_F_TIMEOUT(teardown, close_many_links_waits_in_batches, 600)
 {
-	close_many(_metadata, self, true);
+	close_many(_metadata, self, LINK_EVENT_FIRST);
+}
+
+TEST_F_TIMEOUT(teardown, close_many_links_first_waits_in_batches, 600)
+{
+	close_many(_metadata, self, LINK_FIRST);
 }
 
 /*
- * The link closed before the event's fd (as cilium/ebpf detaches): the
- * program no longer runs once the link's close returns, the event lives on
- * and counts the hits the program no longer filters, and the program is
- * freed once the event is closed too.
+ * The link closed before the event's fd (as some versions of cilium/ebpf
+ * detach): the program no longer runs once the link's close returns, the
+ * event lives on and counts the hits the program no longer filters, and the
+ * program is freed once the event is closed too.
  */
 TEST_F_TIMEOUT(teardown, link_closed_first_detaches, 120)
 {
