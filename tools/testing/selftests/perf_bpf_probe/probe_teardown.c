@@ -247,7 +247,9 @@ TEST_F(teardown, reopen_at_once_counts)
  */
 enum detach { SET_BPF, LINK_EVENT_FIRST, LINK_FIRST };
 
-static void close_many(struct __test_metadata *_metadata, FIXTURE_DATA(teardown) *self,
+/* struct _test_data_teardown is FIXTURE_DATA(teardown). */
+
+static void close_many(struct __test_metadata *_metadata, struct _test_data_teardown *self,
 		       enum detach how)
 {
 	bool links = how != SET_BPF;
