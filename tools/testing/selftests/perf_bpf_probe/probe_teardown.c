@@ -140,11 +140,11 @@ TEST_F(teardown, close_stops_samples_and_programs)
 
 struct hammer {
 	const char *pmu;
-	int stop;
+	int stop, pause, paused;
 	uint64_t rounds;
 };
 
-/* Hit the probed function on CPU 1 until told to stop. */
+/* Hit the probed function on CPU 1 until told to stop, pausing on request. */
 static void *hammer_target(void *arg)
 {
 	struct hammer *h = arg;
@@ -154,6 +154,12 @@ static void *hammer_target(void *arg)
 	CPU_SET(1, &cpus);
 	sched_setaffinity(0, sizeof(cpus), &cpus);
 	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&h->pause, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&h->paused, 1, __ATOMIC_RELEASE);
+			usleep(100);
+			continue;
+		}
+		__atomic_store_n(&h->paused, 0, __ATOMIC_RELEASE);
 		hit_target(h->pmu, 10);
 		__atomic_add_fetch(&h->rounds, 1, __ATOMIC_RELAXED);
 	}
@@ -161,11 +167,14 @@ static void *hammer_target(void *arg)
 }
 
 /*
- * The probed function hit in a loop on another CPU while the event with
- * the program is closed on this one: once close() has returned, the program
- * starts no new run there either.  A run that was in progress on that CPU
- * may finish after close() returns (one count at most); thousands of hits
- * follow, and count nothing.
+ * The probed function hit in a loop on another CPU, and the event with the
+ * program closed on this one: once close() has returned, the program starts
+ * no new run there either; thousands of hits follow, and count nothing.
+ * The uprobe is hit during the close too: a run in progress on that CPU
+ * may finish after close() returns (one count at most).  The kprobe's
+ * hitter pauses during the close: the stock 6.12 kernel under QEMU TCG
+ * oopses ("Oops: int3" in the probed function) when a kprobe is disarmed
+ * while another vCPU hits it, with the C PMU as with these.
  */
 TEST_F_TIMEOUT(teardown, close_stops_programs_on_other_cpus, 120)
 {
@@ -189,8 +198,14 @@ TEST_F_TIMEOUT(teardown, close_stops_programs_on_other_cpus, 120)
 	while (counter_value(self->map) < 1000 && now_ns() - t0 < 60 * 1000000000ULL)
 		usleep(1000);
 
+	if (!strcmp(self->pmu, "kprobe")) {
+		__atomic_store_n(&h.pause, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&h.paused, __ATOMIC_ACQUIRE))
+			usleep(100);
+	}
 	close(fd);
 	closed = counter_value(self->map);
+	__atomic_store_n(&h.pause, 0, __ATOMIC_RELEASE);
 	rounds = __atomic_load_n(&h.rounds, __ATOMIC_RELAXED);
 	t0 = now_ns();
 	while (__atomic_load_n(&h.rounds, __ATOMIC_RELAXED) < rounds + 100 &&
@@ -202,7 +217,7 @@ TEST_F_TIMEOUT(teardown, close_stops_programs_on_other_cpus, 120)
 	ASSERT_LE(1000, closed) TH_LOG("the program ran %llu times before the close",
 				       (unsigned long long)closed);
 	ASSERT_LE(rounds + 100, h.rounds) TH_LOG("the other CPU stopped hitting the target");
-	EXPECT_GE(closed + 1, counter_value(self->map))
+	EXPECT_GE(closed + !strcmp(self->pmu, "uprobe"), counter_value(self->map))
 		TH_LOG("%llu runs after close() returned, %llu hits",
 		       (unsigned long long)(counter_value(self->map) - closed),
 		       (unsigned long long)(h.rounds - rounds) * 10);
