@@ -319,27 +319,6 @@ static double hits(int fd, void (*fn)(int), int n)
 	return (double)t / n;
 }
 
-/* Wait until the kprobe on @func is listed [OPTIMIZED], for at most 10 s. */
-static void wait_optimized(const char *func)
-{
-	uint64_t t0 = now_ns();
-	char line[512], want[128];
-	int found = 0;
-
-	snprintf(want, sizeof(want), " %s+0x", func);
-	while (!found && now_ns() - t0 < 10 * 1000000000ULL) {
-		FILE *f = fopen(KPROBES_LIST, "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			found |= strstr(line, want) && strstr(line, "[OPTIMIZED]");
-		if (f)
-			fclose(f);
-		usleep(10000);
-	}
-	if (!found)
-		fprintf(stderr, "the kprobe on %s is not optimized\n", func);
-}
-
 /*
  * ns per hit of a counting kprobe on @func, opened when no kprobe is
  * pending, or right after closing kprobes on 256 syscall entries (@func's
@@ -358,7 +337,13 @@ static double hits_on(const char *func, int reopened, int n)
 	fd = probe_open("kprobe", 0, func, 0);
 	if (fd < 0 || wait_kprobes_listed(listed + 1, 600000) < 0)
 		exit(1);
-	wait_optimized(func);
+	{
+		char listed_as[128];
+
+		snprintf(listed_as, sizeof(listed_as), " %s+0x", func);
+		if (!wait_kprobe_optimized(listed_as, 10000))
+			fprintf(stderr, "the kprobe on %s is not optimized\n", func);
+	}
 	v = hits(fd, trigger_getppid, n);
 	close(fd);
 	if (wait_kprobes_listed(listed, 600000) < 0)

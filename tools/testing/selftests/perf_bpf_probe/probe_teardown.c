@@ -692,26 +692,6 @@ static int open_at(uint64_t addr, int *fds, int n)
 	return 0;
 }
 
-/* Wait until a kprobe listed with @part in its line is [OPTIMIZED]. */
-static bool wait_optimized(const char *part, int timeout_ms)
-{
-	uint64_t limit = now_ns() + timeout_ms * 1000000ULL;
-	char line[512];
-	bool found = false;
-
-	while (!found && now_ns() < limit) {
-		FILE *f = fopen(KPROBES_LIST, "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			found |= strstr(line, part) && strstr(line, "[OPTIMIZED]");
-		if (f)
-			fclose(f);
-		if (!found)
-			usleep(10000);
-	}
-	return found;
-}
-
 /*
  * The module of a kprobed function (the sample PMU module, ./rust_pmu.ko or
  * $RUST_PMU_KO) unloads right after its probes' events are closed, and while
@@ -736,7 +716,7 @@ TEST(kprobed_module_unloads)
 	addr = module_function("rust_pmu", "event_init");
 	ASSERT_NE(0, addr) TH_LOG("no event_init function of rust_pmu in /proc/kallsyms");
 	ASSERT_EQ(0, open_at(addr, fds, 16));
-	if (!wait_optimized("  rust_pmu ", 10000))
+	if (!wait_kprobe_optimized("  rust_pmu ", 10000))
 		ksft_print_msg("the kprobes on rust_pmu were not optimized\n");
 	close_all(fds, 16);
 	EXPECT_EQ(0, syscall(SYS_delete_module, "rust_pmu", O_NONBLOCK))

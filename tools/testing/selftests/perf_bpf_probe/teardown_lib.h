@@ -7,6 +7,7 @@
 #ifndef TEARDOWN_LIB_H
 #define TEARDOWN_LIB_H
 
+#include <stdbool.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -73,6 +74,29 @@ static inline int64_t wait_kprobes_listed(int n, int timeout_ms)
 		usleep(1000);
 	}
 	return now_ns() - t0;
+}
+
+/*
+ * Wait until a kprobe whose line in the kernel's list has @part is
+ * [OPTIMIZED], for at most @timeout_ms; whether it is.
+ */
+static inline bool wait_kprobe_optimized(const char *part, int timeout_ms)
+{
+	uint64_t limit = now_ns() + timeout_ms * 1000000ULL;
+	char line[512];
+	bool found = false;
+
+	while (!found && now_ns() < limit) {
+		FILE *f = fopen(KPROBES_LIST, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			found |= strstr(line, part) && strstr(line, "[OPTIMIZED]");
+		if (f)
+			fclose(f);
+		if (!found)
+			usleep(10000);
+	}
+	return found;
 }
 
 #define SYSCALL_NAME_MAX 64
