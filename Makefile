@@ -10,7 +10,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench \
+.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench bpf-selftests \
 	series-check config-matrix am-test dev-tree export-patches refresh-patches \
 	rebase base-check clean
 
@@ -67,6 +67,11 @@ abi-diff: kernel-stock kernel
 bench: kernel-stock kernel
 	@qemu/bench.sh
 
+# The upstream BPF selftests of probes and perf links (test_progs) on the
+# stock and the patched kernel, both with BTF: same results on both.
+bpf-selftests: deps
+	@mk/bpf-selftests.sh
+
 # What a maintainer checks: each patch applies, is clean and builds; other
 # configurations build (and two boot with the suite); git am on a git tree.
 series-check: deps
@@ -98,4 +103,5 @@ base-check:
 	@mk/base-check.sh
 
 clean:
-	rm -rf build/kernel-* build/run-* build/kselftest* build/logs build/series-check-out build/am-test* build/perf
+	rm -rf build/kernel-* build/run-* build/kselftest* build/logs build/series-check-out build/am-test* build/perf \
+		build/bpf-selftests

@@ -109,18 +109,29 @@ apply_patch() {
 
 # kernel_fragments KIND: the qemu/*.config fragments of a kernel, in the order
 # they are merged over tinyconfig (a later one wins).  KIND is stock,
-# patched, debug, or patched-NAME: the patched kernel with
-# qemu/matrix/NAME.config (make config-matrix).
+# patched, debug, stock-btf and patched-btf (make bpf-selftests), or
+# patched-NAME: the patched kernel with qemu/matrix/NAME.config
+# (make config-matrix).
 kernel_fragments() {
 	case $1 in
 	stock) echo base ;;
 	patched) echo base patched ;;
 	debug) echo base patched debug ;;
+	stock-btf) echo base btf ;;
+	patched-btf) echo base patched btf ;;
 	patched-*)
 		[ -f "$ROOT/qemu/matrix/${1#patched-}.config" ] || return 1
 		echo "base patched matrix/${1#patched-}"
 		;;
 	*) return 1 ;;
+	esac
+}
+
+# kernel_tree KIND: the source tree a kernel is built from, stock or patched.
+kernel_tree() {
+	case $1 in
+	stock | stock-*) echo stock ;;
+	*) echo patched ;;
 	esac
 }
 

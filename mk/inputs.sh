@@ -8,7 +8,7 @@ fragments=$(kernel_fragments "${1:-}") || die "usage: $0 KIND (see kernel_fragme
 {
 	ksrc_version
 	for f in $fragments; do cat "$ROOT/qemu/$f.config"; done
-	if [ "$1" != stock ]; then
+	if [ "$(kernel_tree "$1")" = patched ]; then
 		if [ -f "$ROOT/patches/series" ]; then
 			cat "$ROOT/patches/series"
 			sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" |

@@ -12,10 +12,10 @@ set -euo pipefail
 
 kind=${1:-patched}
 frags=$(kernel_fragments "$kind") ||
-	die "usage: $0 patched|stock|debug|patched-NAME (qemu/matrix/NAME.config)"
+	die "usage: $0 patched|stock|debug|stock-btf|patched-btf|patched-NAME (qemu/matrix/NAME.config)"
 read -r -a fragments <<<"$frags"
-src=$BUILD/src-patched
-[ "$kind" != stock ] || src=$BUILD/src-stock
+tree=$(kernel_tree "$kind")
+src=$BUILD/src-$tree
 out=$BUILD/kernel-$kind
 log=$LOGS/kernel-$kind.log
 
@@ -24,7 +24,7 @@ if [ -f "$out/bzImage" ] && [ "$(cat "$out/.inputs" 2>/dev/null)" = "$inputs" ];
 	say "$kind kernel is up to date"
 else
 	rm -f "$out/.inputs"
-	"$ROOT/mk/tree.sh" "$( [ "$kind" = stock ] && echo stock || echo patched)"
+	"$ROOT/mk/tree.sh" "$tree"
 	mkdir -p "$out"
 
 	frag_files=()

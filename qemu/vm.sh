@@ -14,6 +14,7 @@ shift 2
 image=$BUILD/kernel-$kind/bzImage
 case $kind in
 patched) target=kernel ;;
+*-btf) target=bpf-selftests ;;
 patched-*) target=config-matrix ;;
 *) target=kernel-$kind ;;
 esac

@@ -48,15 +48,6 @@ static pid_t seccomp_child(int go)
 	return pid;
 }
 
-static int reap(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 static int udp_socket(void)
 {
 	return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -139,27 +130,6 @@ FIXTURE(ksym) {
 	struct ksym_listener l;
 	char sysctl[3][16];
 };
-
-static void sysctl_read(const char *path, char *val, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	val[0] = '\0';
-	if (f && !fgets(val, size, f))
-		val[0] = '\0';
-	if (f)
-		fclose(f);
-}
-
-static void sysctl_write(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(val, f);
-		fclose(f);
-	}
-}
 
 FIXTURE_SETUP(ksym)
 {
@@ -393,23 +363,6 @@ TEST_F_TIMEOUT(ksym, thousand_cycles_pair_up, 240)
 	for (i = 0; i < self->l.nrec; i++)
 		if (ksym_is(&self->l.rec[i], 0, "_sock_filter"))
 			EXPECT_LE(0, unregister_of(&self->l, i)) TH_LOG("record %d", i);
-}
-
-/* Write @val to the sysctl file @path; its old value in @old. */
-static int sysctl_swap(const char *path, const char *val, char *old, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = old ? !!fgets(old, size, f) : 1;
-	fclose(f);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ok = ok && fputs(val, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -322,6 +323,55 @@ static inline uint64_t kallsyms_addr(const char *name)
 		}
 	fclose(f);
 	return found;
+}
+
+/* The exit status of the child @pid, or -1 if it did not exit. */
+static inline int reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* The value of the sysctl file @path in @val ("" if it cannot be read). */
+static inline void sysctl_read(const char *path, char *val, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	val[0] = '\0';
+	if (f && !fgets(val, size, f))
+		val[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static inline void sysctl_write(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(val, f);
+		fclose(f);
+	}
+}
+
+/* Write @val to the sysctl file @path; its old value in @old. */
+static inline int sysctl_swap(const char *path, const char *val, char *old, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = old ? !!fgets(old, size, f) : 1;
+	fclose(f);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = ok && fputs(val, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 /*
