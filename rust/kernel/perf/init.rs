@@ -33,10 +33,17 @@ pub(super) enum Held {
 /// task: the PMU's other callbacks, which may run in atomic context or in an NMI, cannot reach
 /// them. What they prepare is released unless `event_init` returns it.
 ///
+/// The opener is the task that calls `perf_event_open()`, except for an event inherited at
+/// `fork()` (`attr.inherit`): the perf core initialises the child's copy in the forking task, the
+/// monitored task, which need not be the task, nor the user, that opened the parent event.
+/// There the capability checks see the forking task's credentials, and
+/// [`EventInit::user_string`] reads the forking task's memory at the addresses of the parent
+/// event's attributes, as the C PMUs' `event_init` does.
+///
 /// # Invariants
 ///
 /// `event` is being initialised by the perf core for the PMU `T`, in process context, in the
-/// task that opens it.
+/// task that opens it or, for an inherited event, in the forking task.
 pub struct EventInit<'a, T: Pmu> {
     pub(super) event: &'a Event,
     pub(super) _p: PhantomData<T>,

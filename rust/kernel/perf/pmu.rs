@@ -101,6 +101,11 @@ pub trait Pmu: 'static {
     }
 
     /// Updates the event's count.
+    ///
+    /// May run in any context, an NMI included: the perf core reads the other events of a group
+    /// from the interrupt of a sampling event, an NMI for hardware PMUs, and
+    /// `perf_event_read_local()` reads an event from wherever a BPF program runs. It must not
+    /// sleep, and must not take a lock (the interrupted code may hold it).
     fn read(_event: &Event) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
@@ -132,8 +137,8 @@ impl<T: Pmu> Adapter<T> {
             if unsafe { bindings::perf_pmu_module_is_coming(module) } {
                 return Err(ENOENT);
             }
-            // INVARIANT: The perf core is initialising the event for this PMU, in the opener's
-            // process context.
+            // INVARIANT: The perf core is initialising the event for this PMU, in process
+            // context, in the opener's task or, for an inherited event, the forking task.
             let init = EventInit {
                 // SAFETY: By the function requirements `event` is valid during the callback.
                 event: unsafe { Event::from_raw(event) },

@@ -477,6 +477,85 @@ TEST_F(ksym, classic_images_listed_to_who_sees_addresses)
 	close(s);
 }
 
+#define CHURNED 300
+#define LASTING 300
+
+static int addr_cmp(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A reader of /proc/kallsyms gets each BPF image that lives through its
+ * reading once, whatever goes meanwhile: CHURNED socket filters freed when
+ * the reader has got one of them, LASTING reuseport programs that stay.
+ */
+TEST(kallsyms_reader_keeps_its_place)
+{
+	struct sock_fprog *prog = classic_filter(3, 0);
+	int churned[CHURNED], lasting[LASTING], i, fd, one = 1, n = 0, dups = 0;
+	unsigned long long addr[LASTING + 1], a;
+	size_t len = 0, size = 1 << 20;
+	char *buf = malloc(size), *line, *end;
+	ssize_t r;
+
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < CHURNED; i++) {
+		churned[i] = udp_socket();
+		ASSERT_EQ(0, setsockopt(churned[i], SOL_SOCKET, SO_ATTACH_FILTER, prog,
+					sizeof(*prog)));
+	}
+	for (i = 0; i < LASTING; i++) {
+		lasting[i] = udp_socket();
+		ASSERT_EQ(0, setsockopt(lasting[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)));
+		ASSERT_EQ(0, setsockopt(lasting[i], SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, prog,
+					sizeof(*prog)));
+	}
+
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	do {
+		if (size - len < 4097) {
+			size *= 2;
+			buf = realloc(buf, size);
+			ASSERT_NE(NULL, buf);
+		}
+		r = read(fd, buf + len, 4096);
+		ASSERT_LE(0, r);
+		buf[len + r] = '\0';
+		/* The socket filters go once the reader has got one. */
+		if (churned[0] >= 0 && strstr(buf + (len > 64 ? len - 64 : 0), "_sock_filter\t[bpf]"))
+			for (i = 0; i < CHURNED; i++) {
+				close(churned[i]);
+				churned[i] = -1;
+			}
+		len += r;
+	} while (r > 0);
+	close(fd);
+	EXPECT_EQ(-1, churned[0]) TH_LOG("no socket filter in /proc/kallsyms");
+
+	for (line = buf; line < buf + len; line = end + 1) {
+		end = strchr(line, '\n') ?: buf + len;
+		*end = '\0';
+		if (strstr(line, "_reuseport_cbpf\t[bpf]") && sscanf(line, "%llx", &a) == 1 &&
+		    n <= LASTING)
+			addr[n++] = a;
+	}
+	qsort(addr, n, sizeof(addr[0]), addr_cmp);
+	for (i = 1; i < n; i++)
+		dups += addr[i] == addr[i - 1];
+	EXPECT_EQ(LASTING, n) TH_LOG("%d of the %d lasting images listed", n, LASTING);
+	EXPECT_EQ(0, dups);
+	for (i = 0; i < CHURNED; i++)
+		if (churned[i] >= 0)
+			close(churned[i]);
+	for (i = 0; i < LASTING; i++)
+		close(lasting[i]);
+	free(buf);
+}
+
 /* A filter installed before any listener is in /proc/kallsyms while it lives. */
 TEST(seccomp_filter_in_kallsyms)
 {

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -328,6 +329,107 @@ TEST_F_TIMEOUT(delivery, owner_gets_each_record_of_every_kind, 300)
 		EXPECT_EQ(want, o->unregs[k]) TH_LOG("%s: UNREGISTER records", kind_name[k]);
 		EXPECT_EQ(want, o->paired[k]) TH_LOG("%s: pairs", kind_name[k]);
 	}
+}
+
+#define TRACEFS "/sys/kernel/tracing/"
+#define CAP_PROBE "ksym_delivery_capable"
+#define CAP_INSTANCE TRACEFS "instances/ksym_delivery/"
+
+static int tracefs_write(const char *path, const char *val, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void cap_probe_remove(void)
+{
+	tracefs_write(CAP_INSTANCE "events/kprobes/" CAP_PROBE "/enable", "0", O_TRUNC);
+	rmdir(CAP_INSTANCE);
+	tracefs_write(TRACEFS "kprobe_events", "-:kprobes/" CAP_PROBE "\n", O_APPEND);
+}
+
+/* Lines of the instance's trace buffer that the task @pid wrote. */
+static int cap_probe_hits(pid_t pid)
+{
+	char line[512], who[32];
+	FILE *f = fopen(CAP_INSTANCE "trace", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(who, sizeof(who), "-%d ", pid);
+	while (fgets(line, sizeof(line), f))
+		n += line[0] != '#' && strstr(line, who) && strstr(line, CAP_PROBE ":");
+	fclose(f);
+	return n;
+}
+
+/*
+ * In a child, as nobody: open a self-monitoring event as an unprivileged
+ * perf record does (attr.ksymbol, the kernel excluded), or with @control,
+ * ask for CAP_SYS_ADMIN as sethostname() does.  Its exit status: 0 or the
+ * step that failed.
+ */
+static pid_t unprivileged(int control)
+{
+	struct perf_event_attr attr;
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	if (become(65534))
+		_exit(1);
+	if (control)
+		_exit(sethostname("x", 1) == -1 && errno == EPERM ? 0 : 2);
+	ksym_attr(&attr, 1);
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	_exit(fd < 0 ? 3 : 0);
+}
+
+/*
+ * Whether an unprivileged opener's event may get KSYMBOL records is decided
+ * without an audited capability check, which an LSM logs as a denial: a
+ * kprobe on cap_capable() (which every capable() reaches) sees no
+ * CAP_PERFMON or CAP_SYS_ADMIN check without CAP_OPT_NOAUDIT from the
+ * opener at perf_event_paranoid 2, and sees sethostname()'s, the control.
+ */
+TEST_F(delivery, unprivileged_open_audits_no_capability)
+{
+	pid_t open_pid, control_pid;
+	int open_hits, control_hits;
+
+	cap_probe_remove();
+	ASSERT_EQ(0, tracefs_write(TRACEFS "kprobe_events",
+				   "p:kprobes/" CAP_PROBE " cap_capable cap=$arg3:s32 opts=$arg4:u32\n",
+				   O_APPEND)) TH_LOG("kprobe on cap_capable: %s", strerror(errno));
+	ASSERT_EQ(0, mkdir(CAP_INSTANCE, 0755));
+	/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21), audited (opts 0). */
+	ASSERT_EQ(0, tracefs_write(CAP_INSTANCE "events/kprobes/" CAP_PROBE "/filter",
+				   "(cap == 38 || cap == 21) && opts == 0", O_TRUNC));
+	ASSERT_EQ(0, tracefs_write(CAP_INSTANCE "events/kprobes/" CAP_PROBE "/enable", "1",
+				   O_TRUNC));
+	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/perf_event_paranoid", "2", NULL, 0));
+
+	open_pid = unprivileged(0);
+	EXPECT_EQ(0, reap(open_pid)) TH_LOG("the unprivileged open failed");
+	control_pid = unprivileged(1);
+	EXPECT_EQ(0, reap(control_pid)) TH_LOG("the control failed");
+	ASSERT_EQ(0, tracefs_write(CAP_INSTANCE "events/kprobes/" CAP_PROBE "/enable", "0",
+				   O_TRUNC));
+	open_hits = cap_probe_hits(open_pid);
+	control_hits = cap_probe_hits(control_pid);
+	cap_probe_remove();
+
+	EXPECT_LE(1, control_hits) TH_LOG("the probe missed sethostname()'s audited check");
+	EXPECT_EQ(0, open_hits) TH_LOG("%d audited capability checks in the open", open_hits);
 }
 
 TEST_HARNESS_MAIN
