@@ -32,7 +32,7 @@ if [ "$(cat "$src/.ksrc-version" 2>/dev/null)" != "$(ksrc_version)" ]; then
 	say "copying the BPF selftests' sources into $src"
 	rm -rf "$src"
 	mkdir -p "$src"
-	(cd "$BUILD/src-stock" && cp -a --parents tools scripts include arch/x86/include \
+	(cd "$BUILD/src-stock" && cp -a --parents tools scripts include arch/x86/include kernel/bpf \
 		Makefile "$src/")
 	# Keep the tests that the list selects, and the BPF programs whose
 	# skeletons they include.

@@ -8,7 +8,7 @@ PKGS=(
 	rustc-web rust-web-src rust-web-clippy rustfmt-web
 	clang-19 lld-19 llvm-19 libclang-19-dev
 	make flex bison bc libelf-dev libssl-dev cpio pahole rsync kmod udev xz-utils
-	zlib1g-dev
+	zlib1g-dev libzstd-dev
 	qemu-system-x86 busybox-static
 	linux-perf bpftrace trinity
 	python3 python3-venv

@@ -492,7 +492,7 @@ static int addr_cmp(const void *a, const void *b)
  * reading once, whatever goes meanwhile: CHURNED socket filters freed when
  * the reader has got one of them, LASTING reuseport programs that stay.
  */
-TEST(kallsyms_reader_keeps_its_place)
+TEST_F_TIMEOUT(ksym, kallsyms_reader_keeps_its_place, 120)
 {
 	struct sock_fprog *prog = classic_filter(3, 0);
 	int churned[CHURNED], lasting[LASTING], i, fd, one = 1, n = 0, dups = 0;
