@@ -54,30 +54,6 @@ static int udp_socket(void)
 }
 
 /*
- * The UNREGISTER that pairs with the REGISTER at @i: the next record in time
- * for the same address (JIT memory is reused), with the same length and name.
- * -1 if there is none yet, -2 if the next one is another REGISTER.
- */
-static int unregister_of(struct ksym_listener *l, int i)
-{
-	int j, next = -1;
-
-	for (j = 0; j < l->nrec; j++) {
-		struct ksym_record *r = &l->rec[j];
-
-		if (r->type == PERF_RECORD_KSYMBOL && r->addr == l->rec[i].addr &&
-		    r->time > l->rec[i].time && (next < 0 || r->time < l->rec[next].time))
-			next = j;
-	}
-	if (next < 0)
-		return -1;
-	if (!(l->rec[next].flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) ||
-	    l->rec[next].len != l->rec[i].len || strcmp(l->rec[next].name, l->rec[i].name))
-		return -2;
-	return next;
-}
-
-/*
  * The REGISTER of a classic image of @kind after the record at @after, with
  * the symbol's form, listed in /proc/kallsyms at its address while it lives.
  */
@@ -112,7 +88,7 @@ static int wait_unregister(struct ksym_listener *l, int reg)
 
 	for (t = 0; t < KSYM_POLLS && u == -1; t++) {
 		ksym_drain(l);
-		u = unregister_of(l, reg);
+		u = ksym_unregister_of(l, reg);
 		if (u == -1)
 			usleep(10000);
 	}
@@ -155,7 +131,7 @@ FIXTURE_TEARDOWN(ksym)
 		ksym_drain(&self->l);
 		for (i = unpaired = 0; i < self->l.nrec; i++)
 			unpaired += ksym_is(&self->l.rec[i], 0, "") &&
-				    unregister_of(&self->l, i) < 0;
+				    ksym_unregister_of(&self->l, i) < 0;
 		if (!unpaired)
 			break;
 		usleep(10000);
@@ -362,7 +338,7 @@ TEST_F_TIMEOUT(ksym, thousand_cycles_pair_up, 240)
 	EXPECT_EQ(1000, unregs);
 	for (i = 0; i < self->l.nrec; i++)
 		if (ksym_is(&self->l.rec[i], 0, "_sock_filter"))
-			EXPECT_LE(0, unregister_of(&self->l, i)) TH_LOG("record %d", i);
+			EXPECT_LE(0, ksym_unregister_of(&self->l, i)) TH_LOG("record %d", i);
 }
 
 /*
@@ -496,12 +472,14 @@ TEST_F_TIMEOUT(ksym, kallsyms_reader_keeps_its_place, 120)
 {
 	struct sock_fprog *prog = classic_filter(3, 0);
 	int churned[CHURNED], lasting[LASTING], i, fd, one = 1, n = 0, dups = 0;
-	unsigned long long addr[LASTING + 1], a;
+	unsigned long long addr[LASTING + 1];
 	size_t len = 0, size = 1 << 20;
 	char *buf = malloc(size), *line, *end;
 	ssize_t r;
 
 	ASSERT_NE(NULL, buf);
+	/* Root sees classic images at kptr_restrict 1 (restored by the fixture). */
+	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/kptr_restrict", "1", NULL, 0));
 	for (i = 0; i < CHURNED; i++) {
 		churned[i] = udp_socket();
 		ASSERT_EQ(0, setsockopt(churned[i], SOL_SOCKET, SO_ATTACH_FILTER, prog,
@@ -526,7 +504,8 @@ TEST_F_TIMEOUT(ksym, kallsyms_reader_keeps_its_place, 120)
 		ASSERT_LE(0, r);
 		buf[len + r] = '\0';
 		/* The socket filters go once the reader has got one. */
-		if (churned[0] >= 0 && strstr(buf + (len > 64 ? len - 64 : 0), "_sock_filter\t[bpf]"))
+		if (churned[0] >= 0 &&
+		    strstr(buf + (len > 64 ? len - 64 : 0), "_sock_filter\t[bpf]"))
 			for (i = 0; i < CHURNED; i++) {
 				close(churned[i]);
 				churned[i] = -1;
@@ -539,9 +518,8 @@ TEST_F_TIMEOUT(ksym, kallsyms_reader_keeps_its_place, 120)
 	for (line = buf; line < buf + len; line = end + 1) {
 		end = strchr(line, '\n') ?: buf + len;
 		*end = '\0';
-		if (strstr(line, "_reuseport_cbpf\t[bpf]") && sscanf(line, "%llx", &a) == 1 &&
-		    n <= LASTING)
-			addr[n++] = a;
+		if (strstr(line, "_reuseport_cbpf\t[bpf]") && n <= LASTING)
+			addr[n++] = strtoull(line, NULL, 16);
 	}
 	qsort(addr, n, sizeof(addr[0]), addr_cmp);
 	for (i = 1; i < n; i++)

@@ -289,6 +289,30 @@ static inline int ksym_is_classic(const struct ksym_record *r, const char *kind)
 	       r->ksym_type == PERF_RECORD_KSYMBOL_TYPE_BPF;
 }
 
+/*
+ * The UNREGISTER that pairs with the REGISTER at @i: the next record in time
+ * for the same address (JIT memory is reused), with the same length and name.
+ * -1 if there is none yet, -2 if the next one is another REGISTER.
+ */
+static inline int ksym_unregister_of(struct ksym_listener *l, int i)
+{
+	int j, next = -1;
+
+	for (j = 0; j < l->nrec; j++) {
+		struct ksym_record *r = &l->rec[j];
+
+		if (r->type == PERF_RECORD_KSYMBOL && r->addr == l->rec[i].addr &&
+		    r->time > l->rec[i].time && (next < 0 || r->time < l->rec[next].time))
+			next = j;
+	}
+	if (next < 0)
+		return -1;
+	if (!(l->rec[next].flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER) ||
+	    l->rec[next].len != l->rec[i].len || strcmp(l->rec[next].name, l->rec[i].name))
+		return -2;
+	return next;
+}
+
 /* /proc/kallsyms lists @name at @addr as a BPF image ("[bpf]"). */
 static inline int kallsyms_has(const char *name, uint64_t addr)
 {
