@@ -26,12 +26,12 @@ mkdir -p "$rundir"
 # root=/dev/root: without an initramfs the kernel mounts the 9p root by that
 # tag.  Under --verbose the console and the command's output share QEMU's
 # stdout: the command writes its results to files in RUNDIR.  VM_QEMU_OPTS
-# adds QEMU options.  no_timer_check: on a busy host the IO-APIC timer check
+# adds QEMU options, VM_CPUS sets the number of vCPUs (2).  no_timer_check: on a busy host the IO-APIC timer check
 # can time out under emulation and panic the boot ("IO-APIC + timer doesn't
 # work!").
 say "booting the $kind kernel under QEMU (TCG); console: $rundir/console.log"
 timeout --foreground "${VM_TIMEOUT:-1500}" \
-	vng --disable-kvm --force-9p --verbose -r "$image" --cpus 2 --memory 2G \
+	vng --disable-kvm --force-9p --verbose -r "$image" --cpus "${VM_CPUS:-2}" --memory 2G \
 	--append "tsc=reliable no_timer_check root=/dev/root" --rwdir "$rundir" --cwd "$rundir" \
 	${VM_QEMU_OPTS:+--qemu-opts "$VM_QEMU_OPTS"} \
 	-e "$*" </dev/null >"$rundir/console.log" 2>&1 && rc=0 || rc=$?
