@@ -27,8 +27,10 @@ for kind in $KINDS; do "$ROOT/mk/kernel.sh" "$kind" >/dev/null; done
 vmlinux=$BUILD/kernel-stock-btf/vmlinux
 
 # The selftests' source: the stock tree's tools/ and what their build reads
-# outside it, copied afresh when the base version changes.
-if [ "$(cat "$src/.ksrc-version" 2>/dev/null)" != "$(ksrc_version)" ]; then
+# outside it (disasm.c is kernel/bpf's), copied afresh when the base version
+# or the list of tests changes.
+stamp="$(ksrc_version) $TESTS"
+if [ "$(cat "$src/.stamp" 2>/dev/null)" != "$stamp" ]; then
 	say "copying the BPF selftests' sources into $src"
 	rm -rf "$src"
 	mkdir -p "$src"
@@ -51,7 +53,7 @@ if [ "$(cat "$src/.ksrc-version" 2>/dev/null)" != "$(ksrc_version)" ]; then
 	for f in "$sel"/progs/*.c; do
 		grep -qxF "$(basename "$f")" <(tr ' ' '\n' <<<"$progs") || rm "$f"
 	done
-	ksrc_version >"$src/.ksrc-version"
+	echo "$stamp" >"$src/.stamp"
 fi
 
 # Light skeletons and linked skeletons of programs that are not kept are not
