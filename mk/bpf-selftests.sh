@@ -57,9 +57,11 @@ if [ "$(cat "$src/.stamp" 2>/dev/null)" != "$stamp" ]; then
 fi
 
 # Light skeletons and linked skeletons of programs that are not kept are not
-# built; nor are the extra files of tests that are not kept.
+# built; nor are the extra files of tests that are not kept.  The selftests
+# set OUTPUT only in a top-level make: not as a child of `make bpf-selftests`.
 say "building test_progs (-j$JOBS); log: $LOGS/bpf-selftests-build.log"
-run_logged "$LOGS/bpf-selftests-build.log" make -C "$sel" -j"$JOBS" \
+run_logged "$LOGS/bpf-selftests-build.log" env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS \
+	make -C "$sel" -j"$JOBS" \
 	VMLINUX_BTF="$vmlinux" \
 	KHDR_INCLUDES="-isystem $BUILD/kernel-stock-btf/usr/include" \
 	LSKELS= LSKELS_EXTRA= LINKED_SKELS=test_usdt.skel.h \
