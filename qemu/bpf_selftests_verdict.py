@@ -11,8 +11,9 @@ failures are not exactly the ones EXPECT lists (one "test[/subtest]" a line,
 import re
 import sys
 
+from verdict import SPLAT
+
 RESULT = re.compile(r"^#(\d+)(?:/(\d+))?\s+(\S.*):(OK|SKIP|FAIL)$")
-REPORT = re.compile(r"BUG:|WARNING:|Oops|KASAN|UBSAN|Call Trace:")
 
 
 def results(path):
@@ -61,7 +62,7 @@ def main(argv):
     for c in consoles:
         with open(c, errors="replace") as f:
             for line in f:
-                if REPORT.search(line):
+                if SPLAT.search(line):
                     print(f"  kernel report in {c}: {line.rstrip()}")
                     bad = True
     print("bpf-selftests: " + ("FAILED" if bad else "OK"))
