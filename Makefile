@@ -10,7 +10,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench bpf-selftests \
+.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench bpf-selftests perf-test \
 	series-check config-matrix am-test dev-tree export-patches refresh-patches \
 	rebase base-check clean
 
@@ -71,6 +71,11 @@ bench: kernel-stock kernel
 # stock and the patched kernel, both with BTF: same results on both.
 bpf-selftests: deps
 	@mk/bpf-selftests.sh
+
+# The whole `perf test` of the tree's perf on the stock and the patched
+# kernel: same results on both, but for the cases the series fixes.
+perf-test: deps
+	@mk/perf-test.sh
 
 # What a maintainer checks: each patch applies, is clean and builds; other
 # configurations build (and two boot with the suite); git am on a git tree.

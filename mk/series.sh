@@ -42,8 +42,9 @@ export_series() {
 	(cd "$ROOT/patches" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF "${cover##*/}") \
 		>"$ROOT/patches/series"
 	# The cover letter keeps its text; its To: and Cc: are whom
-	# get_maintainer.pl names for the series.
-	(cd "$DEV" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-keywords \
+	# get_maintainer.pl names for the series (no git history: not the
+	# authors of the commits Fixes: tags name).
+	(cd "$DEV" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-keywords --no-fixes \
 		$(sed 's|^|'"$ROOT"'/patches/|' "$ROOT/patches/series")) >"$BUILD/maintainers"
 	python3 "$ROOT/mk/cover.py" fill "$cover" "$old" "$BUILD/maintainers"
 	added=$(git_d diff --name-only --diff-filter=A pristine dev -- $MIRROR_DIRS)

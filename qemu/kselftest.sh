@@ -37,6 +37,9 @@ run_logged "$LOGS/kselftest-build-$name.log.targets" make -C "$src/tools/testing
 # perf of the patched tree, next to the tests that run it besides Debian's.
 "$ROOT/mk/perf.sh" >/dev/null
 cp "$BUILD/perf/perf" "$ksft/perf_bpf_probe/"
+# perf test finds its shell tests next to its binary.
+mkdir -p "$ksft/perf_bpf_probe/tests"
+cp -r "$src/tools/perf/tests/shell" "$ksft/perf_bpf_probe/tests/"
 
 # The Rust PMU sample module of this kernel, which perf_bpf_probe/rust_pmu
 # loads from its directory (the stock kernel has none: those tests skip).

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """How perf named the samples taken in BPF JIT images.
 
-perf_names.py BEFORE DURING SCRIPT [--callchain]
+perf_names.py BASE BEFORE DURING SCRIPT [--callchain]
 
-BEFORE and DURING are /proc/kallsyms read before the recording and while
-every image of the workload lived; SCRIPT is `perf script -F ip,sym` of the
-recording (with --callchain: of a recording with -g, one block of lines per
-sample, the sampled IP first).  An image spans from its address to the next
+BASE, BEFORE and DURING are /proc/kallsyms read before the workload
+started, before the recording and while every image of the workload
+lived; images BASE lists are not the workload's, and not counted.
+SCRIPT is `perf script -F ip,sym` of the recording (with --callchain: of
+a recording with -g, one block of lines per sample, the sampled IP
+first).  An image spans from its address to the next
 symbol of kallsyms.  Each sample whose IP is in an image of the workload is
 named (perf gave the image's name), unknown ([unknown] or no symbol) or
 misnamed (any other name).  Images listed in BEFORE are of the phase
@@ -39,15 +41,16 @@ def kallsyms(path):
     return syms
 
 
-def images(before_path, during_path):
+def images(base_path, before_path, during_path):
     """The workload's images: sorted starts, and [(start, end, name, phase)]."""
+    base = {(addr, name) for addr, name, mod in kallsyms(base_path) if mod == "[bpf]"}
     before = {name for _, name, mod in kallsyms(before_path) if mod == "[bpf]"}
     syms = kallsyms(during_path)
     addrs = [a for a, _, _ in syms]
     found = []
     for i, (addr, name, mod) in enumerate(syms):
         m = IMAGE.match(name)
-        if mod != "[bpf]" or not m or m.group(1) not in KINDS:
+        if mod != "[bpf]" or not m or m.group(1) not in KINDS or (addr, name) in base:
             continue
         end = next((a for a in addrs[i + 1:] if a > addr), addr + 4096)
         found.append((addr, end, name, "before" if name in before else "during"))
@@ -75,9 +78,9 @@ def samples(path, callchain):
 
 
 def main():
-    before, during, script = sys.argv[1:4]
-    callchain = "--callchain" in sys.argv[4:]
-    starts, imgs = images(before, during)
+    base, before, during, script = sys.argv[1:5]
+    callchain = "--callchain" in sys.argv[5:]
+    starts, imgs = images(base, before, during)
     per_image = {img[2]: [0, 0, 0] for img in imgs}
     chains = 0
     for block in samples(script, callchain):

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERF_RECORD_KSYMBOL records, the kernel's and those perf synthesizes from
+ * kallsyms, in a machine whose kernel maps are made up as perf makes them:
+ * from /proc/kcore (the kernel's main map, and a map of the kernel's dso
+ * over the area of modules and BPF images), or from /proc/kallsyms with no
+ * module (the kernel's main map up to the end of the address space).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include "tests.h"
+#include "bpf-kallsyms.h"
+#include "debug.h"
+#include "dso.h"
+#include "event.h"
+#include "machine.h"
+#include "map.h"
+#include "maps.h"
+#include "sample.h"
+#include "symbol.h"
+#include "tool.h"
+
+#define KERNEL_START	0xffffffff81000000ULL
+#define KERNEL_END	0xffffffff82000000ULL
+#define AREA_START	0xffffffffa0000000ULL
+#define AREA_END	0xffffffffc0000000ULL
+/* Where kcore has the area, as a kcore map's offset */
+#define AREA_PGOFF	0x801000ULL
+
+struct map_def {
+	const char *name;
+	u64 start;
+	u64 end;
+};
+
+struct check_maps_args {
+	const struct map_def *defs;
+	unsigned int nr, i;
+	bool failed;
+};
+
+static int check_maps_cb(struct map *map, void *data)
+{
+	struct check_maps_args *args = data;
+	const struct map_def *def = &args->defs[args->i];
+
+	if (args->i++ >= args->nr || map__start(map) != def->start || map__end(map) != def->end ||
+	    strcmp(dso__short_name(map__dso(map)), def->name))
+		args->failed = true;
+	return 0;
+}
+
+static int print_map_cb(struct map *map, void *data __maybe_unused)
+{
+	pr_debug("\t%#llx-%#llx %s\n", (unsigned long long)map__start(map),
+		 (unsigned long long)map__end(map), dso__short_name(map__dso(map)));
+	return 0;
+}
+
+/* Whether the kernel maps are @defs (up to one with no name), in address order */
+static bool check_maps(struct machine *machine, const struct map_def *defs)
+{
+	struct maps *kmaps = machine__kernel_maps(machine);
+	struct check_maps_args args = { .defs = defs };
+	unsigned int i, nr;
+
+	for (nr = 0; defs[nr].name; nr++)
+		;
+	args.nr = nr;
+	maps__for_each_map(kmaps, check_maps_cb, &args);
+	if (!args.failed && args.i == nr)
+		return true;
+	pr_debug("Expected:\n");
+	for (i = 0; i < nr; i++)
+		pr_debug("\t%#llx-%#llx %s\n", (unsigned long long)defs[i].start,
+			 (unsigned long long)defs[i].end, defs[i].name);
+	pr_debug("Got:\n");
+	maps__for_each_map(kmaps, print_map_cb, NULL);
+	return false;
+}
+
+/*
+ * A machine with the kernel's maps as perf makes them from kcore or, without
+ * @kcore, from kallsyms with no module.
+ */
+static int fake_machine__init(struct machine *machine, bool kcore)
+{
+	struct maps *kmaps;
+	struct dso *kernel;
+	struct map *area;
+	int err;
+
+	if (machine__init(machine, "", HOST_KERNEL_ID))
+		return -1;
+	kmaps = machine__kernel_maps(machine);
+	kernel = dso__new("[kernel.kallsyms]");
+	if (!kernel)
+		return -1;
+	dso__set_kernel(kernel, DSO_SPACE__KERNEL);
+	dso__set_loaded(kernel);
+
+	machine->vmlinux_map = map__new2(KERNEL_START, kernel);
+	if (!machine->vmlinux_map) {
+		dso__put(kernel);
+		return -1;
+	}
+	if (!kcore) {
+		map__set_mapping_type(machine->vmlinux_map, MAPPING_TYPE__IDENTITY);
+		map__set_end(machine->vmlinux_map, ~0ULL);
+		dso__put(kernel);
+		return maps__insert(kmaps, machine->vmlinux_map);
+	}
+	map__set_end(machine->vmlinux_map, KERNEL_END);
+	map__set_pgoff(machine->vmlinux_map, 0x1000);
+	err = maps__insert(kmaps, machine->vmlinux_map);
+
+	area = map__new2(AREA_START, kernel);
+	dso__put(kernel);
+	if (!area)
+		return -1;
+	map__set_end(area, AREA_END);
+	map__set_pgoff(area, AREA_PGOFF);
+	err = err ?: maps__insert(kmaps, area);
+	map__put(area);
+	return err;
+}
+
+static int ksymbol(struct machine *machine, u64 addr, u32 len, const char *name, bool unregister)
+{
+	struct {
+		struct perf_record_ksymbol ksymbol;
+		char name[KSYM_NAME_LEN];
+	} event = {
+		.ksymbol = {
+			.header = {
+				.type = PERF_RECORD_KSYMBOL,
+				.size = sizeof(event),
+			},
+			.addr = addr,
+			.len = len,
+			.ksym_type = PERF_RECORD_KSYMBOL_TYPE_BPF,
+			.flags = unregister ? PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER : 0,
+		},
+	};
+	struct perf_sample sample = { .time = 0, };
+
+	snprintf(event.ksymbol.name, KSYM_NAME_LEN, "%s", name);
+	return machine__process_ksymbol(machine, (union perf_event *)&event, &sample);
+}
+
+/* Whether @cond holds; says which check failed if not */
+static bool check(const char *text, bool cond, int line)
+{
+	if (!cond)
+		pr_debug("FAILED line %d: %s\n", line, text);
+	return cond;
+}
+
+#define CHECK(text, cond) check(text, cond, __LINE__)
+
+#define REGISTER(m, addr, len, name)	ksymbol(m, addr, len, name, false)
+#define UNREGISTER(m, addr, len, name)	ksymbol(m, addr, len, name, true)
+
+/* The name of the symbol at @addr, or "" */
+static const char *sym_name(struct machine *machine, u64 addr)
+{
+	struct map *map = maps__find(machine__kernel_maps(machine), addr);
+	struct symbol *sym = NULL;
+
+	if (map)
+		sym = dso__find_symbol(map__dso(map), map__map_ip(map, addr));
+	map__put(map);
+	return sym ? sym->name : "";
+}
+
+#define P1	"bpf_prog_1111111111111111_one"
+#define P2	"bpf_prog_2222222222222222_two"
+#define P3	"bpf_prog_3333333333333333_three"
+
+/* Images in the kernel's main map: each symbol at its image's address */
+static int test__ksymbol_main_map(struct test_suite *t __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	struct machine machine;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/false) ||
+	    REGISTER(&machine, AREA_START + 0x100, 0x80, P1) ||
+	    REGISTER(&machine, AREA_START + 0x200, 0x80, P2))
+		goto out;
+	if (!CHECK("first image named", !strcmp(sym_name(&machine, AREA_START + 0x100), P1)))
+		goto out;
+	if (!CHECK("second image named", !strcmp(sym_name(&machine, AREA_START + 0x240), P2)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+/* An UNREGISTER removes no map of the kernel and no symbol samples point at */
+static int test__ksymbol_unregister(struct test_suite *t __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	const struct map_def kcore_maps[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, AREA_END },
+		{},
+	};
+	struct machine machine;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/false) ||
+	    REGISTER(&machine, AREA_START + 0x100, 0x80, P1) ||
+	    UNREGISTER(&machine, AREA_START + 0x100, 0x80, P1))
+		goto out;
+	if (!CHECK("symbol kept", !strcmp(sym_name(&machine, AREA_START + 0x100), P1)))
+		goto out;
+	machine__exit(&machine);
+
+	/* An image whose REGISTER was lost */
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    UNREGISTER(&machine, AREA_START + 0x100, 0x80, P1))
+		goto out;
+	if (!CHECK("kcore maps kept", check_maps(&machine, kcore_maps)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+/* An image in a kcore map gets a map of its own, which its UNREGISTER removes */
+static int test__ksymbol_kcore(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
+{
+	const u64 addr = AREA_START + 0x1000;
+	const struct map_def registered[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P1, addr, addr + 0x100 },
+		{ "[kernel.kallsyms]", addr + 0x100, AREA_END },
+		{},
+	};
+	const struct map_def unregistered[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ "[kernel.kallsyms]", addr + 0x100, AREA_END },
+		{},
+	};
+	struct machine machine;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, addr, 0x100, P1))
+		goto out;
+	if (!CHECK("image's map", check_maps(&machine, registered)))
+		goto out;
+	if (!CHECK("image named", !strcmp(sym_name(&machine, addr + 0x10), P1)))
+		goto out;
+	if (!CHECK("kcore map unnamed", !strcmp(sym_name(&machine, addr - 0x10), "")))
+		goto out;
+
+	if (UNREGISTER(&machine, addr, 0x100, P1))
+		goto out;
+	if (!CHECK("image's map removed", check_maps(&machine, unregistered)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+/* The map of an image that replaces a map is in the maps, also by name */
+static int test__ksymbol_by_name(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
+{
+	struct machine machine;
+	struct maps *kmaps;
+	struct map *map = NULL;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true))
+		goto out;
+	kmaps = machine__kernel_maps(&machine);
+	/* The maps sorted by name, which the new map must not go past */
+	map__put(maps__find_by_name(kmaps, "[kernel.kallsyms]"));
+
+	/* It covers the kcore map whole, which it replaces */
+	if (REGISTER(&machine, AREA_START, AREA_END - AREA_START, P1))
+		goto out;
+	map = maps__find_by_name(kmaps, P1);
+	if (!CHECK("image's map found by name", map && map__start(map) == AREA_START))
+		goto out;
+	if (!CHECK("image's map in the kernel maps", map__kmaps(map) == kmaps))
+		goto out;
+	ret = TEST_OK;
+out:
+	map__put(map);
+	machine__exit(&machine);
+	return ret;
+}
+
+/*
+ * Maps of images meet: an estimated length ends at the next map; the kernel's
+ * record of an image perf synthesized gives its exact length; another image
+ * at the address of one whose UNREGISTER was lost replaces it.
+ */
+static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
+{
+	const u64 addr = AREA_START + 0x2000;
+	const struct map_def estimated[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P1, addr, addr + 0x800 },
+		{ P2, addr + 0x800, addr + 0x900 },
+		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
+		{},
+	};
+	const struct map_def exact[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P1, addr, addr + 0x300 },
+		{ P2, addr + 0x800, addr + 0x900 },
+		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
+		{},
+	};
+	const struct map_def replaced[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P3, addr, addr + 0x300 },
+		{ P2, addr + 0x800, addr + 0x900 },
+		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
+		{},
+	};
+	const struct map_def cut[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P3, addr, addr + 0x100 },
+		{ P1, addr + 0x100, addr + 0x200 },
+		{ P2, addr + 0x800, addr + 0x900 },
+		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
+		{},
+	};
+	struct machine machine;
+	struct map *map;
+	struct symbol *sym;
+	int ret = TEST_FAIL;
+
+	/* P2, then P1 below it with the estimate of a synthesized record */
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, addr + 0x800, 0x100, P2) ||
+	    REGISTER(&machine, addr, 0x10000, P1))
+		goto out;
+	if (!CHECK("estimate ends at the next image", check_maps(&machine, estimated)))
+		goto out;
+
+	/* The kernel's record of P1 */
+	if (REGISTER(&machine, addr, 0x300, P1))
+		goto out;
+	if (!CHECK("exact length", check_maps(&machine, exact)))
+		goto out;
+	map = maps__find(machine__kernel_maps(&machine), addr);
+	sym = map ? dso__first_symbol(map__dso(map)) : NULL;
+	if (!CHECK("one symbol of exact length",
+		   sym && sym->end - sym->start == 0x300 && !dso__next_symbol(sym)))
+		goto out;
+	map__put(map);
+
+	/* P1's UNREGISTER was lost */
+	if (REGISTER(&machine, addr, 0x300, P3))
+		goto out;
+	if (!CHECK("replaced", check_maps(&machine, replaced)))
+		goto out;
+	if (!CHECK("new image named", !strcmp(sym_name(&machine, addr), P3)))
+		goto out;
+
+	/* An image inside the map of another, whose length was an estimate */
+	if (REGISTER(&machine, addr + 0x100, 0x100, P1))
+		goto out;
+	if (!CHECK("map below cut", check_maps(&machine, cut)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+/* struct_ops images are BPF images, as trampolines and dispatchers */
+static int test__ksymbol_struct_ops(struct test_suite *t __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	struct machine machine;
+	struct map *map = NULL;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, AREA_START + 0x3000, 0x40, "bpf__tcp_congestion_ops_init"))
+		goto out;
+	map = maps__find(machine__kernel_maps(&machine), AREA_START + 0x3000);
+	if (!CHECK("a BPF image", map && __map__is_bpf_image(map) && !__map__is_bpf_prog(map)))
+		goto out;
+	ret = TEST_OK;
+out:
+	map__put(map);
+	machine__exit(&machine);
+	return ret;
+}
+
+static int fail_first;
+
+static int process_ksymbol(const struct perf_tool *tool __maybe_unused, union perf_event *event,
+			   struct perf_sample *sample, struct machine *machine)
+{
+	/* A record that cannot be written does not stop the others */
+	if (fail_first-- > 0)
+		return -1;
+	return machine__process_ksymbol(machine, event, sample);
+}
+
+/*
+ * Records synthesized from kallsyms: programs no bpf_prog_info describes,
+ * up to the next symbol or 64 KiB, trampolines a page at most; none for an
+ * image described already, nor for a zero address.
+ */
+static int test__ksymbol_synthesized(struct test_suite *t __maybe_unused,
+				     int subtest __maybe_unused)
+{
+	const u64 page = sysconf(_SC_PAGESIZE);
+	const struct map_def synthesized[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, AREA_START + 0x1000 },
+		{ "bpf_prog_5555555555555555_seccomp", AREA_START + 0x1000, AREA_START + 0x1800 },
+		{ "bpf_prog_6666666666666666_sock_filter",
+		  AREA_START + 0x1800, AREA_START + 0x3000 },
+		{ "bpf_trampoline_6442", AREA_START + 0x3000, AREA_START + 0x3000 + page },
+		{ "[kernel.kallsyms]", AREA_START + 0x3000 + page, AREA_START + 0x20000 },
+		{ "bpf_prog_8888888888888888_last", AREA_START + 0x20000, AREA_START + 0x30000 },
+		{ "[kernel.kallsyms]", AREA_START + 0x30000, AREA_END },
+		{},
+	};
+	char kallsyms[] = "/tmp/perf-test-kallsyms-XXXXXX";
+	const char *kallsyms_name = symbol_conf.kallsyms_name;
+	struct addr_array described = {};
+	struct machine machine;
+	struct perf_tool tool;
+	int ret = TEST_FAIL;
+	FILE *fp;
+	int fd;
+
+	fd = mkstemp(kallsyms);
+	fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!fp)
+		return TEST_FAIL;
+	fprintf(fp,
+		"ffffffff81000000 T _stext\n"
+		"ffffffffa0001000 t bpf_prog_5555555555555555_seccomp\t[bpf]\n"
+		"ffffffffa0001800 t bpf_prog_6666666666666666_sock_filter\t[bpf]\n"
+		"ffffffffa0003000 t bpf_trampoline_6442\t[bpf]\n"
+		"ffffffffa0010000 t bpf_prog_7777777777777777_described\t[bpf]\n"
+		"0000000000000000 t bpf_prog_9999999999999999_hidden\t[bpf]\n"
+		"ffffffffa0020000 t bpf_prog_8888888888888888_last\t[bpf]\n");
+	fclose(fp);
+
+	perf_tool__init(&tool, /*ordered_events=*/false);
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    addr_array__add(&described, AREA_START + 0x10000))
+		goto out;
+	/* A record of the first image that cannot be written */
+	fail_first = 1;
+	symbol_conf.kallsyms_name = kallsyms;
+	perf_event__synthesize_bpf_kallsyms(&tool, process_ksymbol, &machine, &described);
+	symbol_conf.kallsyms_name = kallsyms_name;
+	if (fail_first >= 0)
+		goto out;
+	/* The one not written, again */
+	if (REGISTER(&machine, AREA_START + 0x1000, 0x800, "bpf_prog_5555555555555555_seccomp"))
+		goto out;
+	if (!CHECK("synthesized maps", check_maps(&machine, synthesized)))
+		goto out;
+	ret = TEST_OK;
+out:
+	free(described.addrs);
+	machine__exit(&machine);
+	unlink(kallsyms);
+	return ret;
+}
+
+static struct test_case tests__ksymbol[] = {
+	TEST_CASE("Images in the kernel's main map", ksymbol_main_map),
+	TEST_CASE("UNREGISTER of images", ksymbol_unregister),
+	TEST_CASE("Images in a kcore map", ksymbol_kcore),
+	TEST_CASE("Image maps by name", ksymbol_by_name),
+	TEST_CASE("Images among images", ksymbol_images),
+	TEST_CASE("struct_ops images", ksymbol_struct_ops),
+	TEST_CASE("Images synthesized from kallsyms", ksymbol_synthesized),
+	{	.name = NULL, }
+};
+
+struct test_suite suite__ksymbol = {
+	.desc = "KSYMBOL records in the kernel maps",
+	.test_cases = tests__ksymbol,
+};

@@ -1,0 +1,201 @@
+#!/bin/bash
+# perf names the JIT images of classic BPF (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# On a kernel that lists the JIT images of classic BPF in /proc/kallsyms and
+# announces them with PERF_RECORD_KSYMBOL, perf names a seccomp filter's
+# image ("bpf_prog_<tag>_seccomp", installed by perf test -w seccomp_filter):
+#
+#  1. one that predates the recording and is gone before the report, by the
+#     record perf synthesized when it started;
+#  2. perf annotate shows its instructions, from kcore (perf record --kcore);
+#  3. filters that take its address after the recording, which kallsyms
+#     lists when perf report reads /proc/kcore, do not name its samples;
+#  4. perf top names one that predates it.
+
+err=0
+tmp=$(mktemp -d /tmp/__perf_test.bpf_classic.XXXXX)
+pids=()
+min_samples=20
+# disassembly format: "percent : offset: instruction (operands ...)"
+disasm_regex="[0-9]*\.[0-9]* *: *\w*: *\w*"
+
+cleanup() {
+  for pid in "${pids[@]}"; do
+    kill "${pid}" 2>/dev/null
+  done
+  wait 2>/dev/null
+  rm -rf "${tmp}"
+  trap - EXIT TERM INT
+}
+
+trap_cleanup() {
+  echo "Unexpected signal in ${FUNCNAME[1]}"
+  cleanup
+  exit 1
+}
+trap trap_cleanup EXIT TERM INT
+
+# The seccomp filters of /proc/kallsyms, as "address name" lines
+seccomp_images() {
+  awk '$4 == "[bpf]" && $3 ~ /_seccomp$/ { print $1, $3 }' /proc/kallsyms | sort
+}
+
+# start_filter SECONDS INSTRUCTIONS VARIANT: a process under a new seccomp
+# filter for SECONDS; sets fpid, and faddr and fname of the filter's image.
+start_filter() {
+  local before new
+
+  before=$(seccomp_images)
+  perf test -w seccomp_filter "$1" "$2" "$3" &
+  fpid=$!
+  pids+=("${fpid}")
+  for _ in $(seq 100); do
+    new=$(comm -13 <(echo "${before}") <(seccomp_images) | head -1)
+    [ -n "${new}" ] && break
+    sleep 0.1
+  done
+  faddr=${new%% *}
+  fname=${new##* }
+  [ -n "${new}" ]
+}
+
+# wait_gone PID NAME: PID exits, and kallsyms no longer lists NAME
+wait_gone() {
+  wait "$1"
+  for _ in $(seq 100); do
+    grep -q " $2\b" /proc/kallsyms || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# samples FILE NAME: how many samples perf report attributes to NAME
+samples() {
+  awk -v n="$2" '$NF == n { s += $2 } END { print s + 0 }' "$1"
+}
+
+# failed CASE REASON
+failed() {
+  echo "$1 [Failed: $2]"
+  err=1
+}
+
+report() {
+  perf report -i "$1" --stdio --sort sym -F overhead,sample,sym -q "${@:2}" 2>/dev/null
+}
+
+test_predating() {
+  local name="A filter that predates the recording" a_pid a_name n
+
+  echo "${name}"
+  start_filter 4 1000 1 || { failed "${name}" "no filter"; return; }
+  a_pid=${fpid}
+  a_name=${fname}
+  perf record -a -e cpu-clock -o "${tmp}/predating.data" -- sleep 2 2>/dev/null
+  wait_gone "${a_pid}" "${a_name}" || { failed "${name}" "${a_name} still listed"; return; }
+  report "${tmp}/predating.data" >"${tmp}/predating.report"
+  n=$(samples "${tmp}/predating.report" "${a_name}")
+  if [ "${n}" -lt "${min_samples}" ]; then
+    failed "${name}" "${n} samples named ${a_name}"
+    return
+  fi
+  echo "${name} [Success: ${n} samples]"
+}
+
+test_annotate() {
+  local name="Annotate a filter from kcore"
+
+  echo "${name}"
+  if ! command -v objdump >/dev/null; then
+    echo "${name} [Skipped: no objdump]"
+    return
+  fi
+  start_filter 6 1000 2 || { failed "${name}" "no filter"; return; }
+  perf record -a --kcore -e cpu-clock -o "${tmp}/kcore.data" -- sleep 2 2>/dev/null
+  perf annotate -i "${tmp}/kcore.data" --stdio -s "${fname}" >"${tmp}/annotate.out" 2>&1
+  if [ "$(grep -cE "${disasm_regex}" "${tmp}/annotate.out")" -lt 10 ]; then
+    head -5 "${tmp}/annotate.out"
+    failed "${name}" "no instructions"
+    return
+  fi
+  echo "${name} [Success]"
+}
+
+test_reused_address() {
+  local name="Filters at the address of a recorded one"
+  local a_pid a_addr a_name others=() n variant other fails=0
+
+  echo "${name}"
+  # A larger filter, then smaller ones in the space it leaves
+  start_filter 4 2000 3 || { failed "${name}" "no filter"; return; }
+  a_pid=${fpid}
+  a_addr=${faddr}
+  a_name=${fname}
+  perf record -a -e cpu-clock -o "${tmp}/reuse.data" -- sleep 2 2>/dev/null
+  wait_gone "${a_pid}" "${a_name}" || { failed "${name}" "${a_name} still listed"; return; }
+  # Smaller filters in the space A left, once those below are filled: two
+  # that start in A's first page.
+  for variant in $(seq 4 16); do
+    start_filter 60 500 "${variant}" || break
+    if [ $((0x${faddr} - 0x${a_addr})) -ge 0 ] && [ $((0x${faddr} - 0x${a_addr})) -lt 4096 ]; then
+      others+=("${fname}")
+      [ "${#others[@]}" = 2 ] && break
+    fi
+  done
+  if [ "${#others[@]}" != 2 ]; then
+    failed "${name}" "${#others[@]} filters in ${a_addr}'s page"
+    return
+  fi
+  report "${tmp}/reuse.data" --ignore-vmlinux --kallsyms=/proc/kallsyms >"${tmp}/reuse.report"
+  kill "${pids[@]}" 2>/dev/null
+  n=$(samples "${tmp}/reuse.report" "${a_name}")
+  if [ "${n}" -lt "${min_samples}" ]; then
+    failed "${name}" "${n} samples named ${a_name}"
+    fails=1
+  fi
+  for other in "${others[@]}"; do
+    if [ "$(samples "${tmp}/reuse.report" "${other}")" != 0 ]; then
+      failed "${name}" "samples named ${other}"
+      fails=1
+    fi
+  done
+  [ "${fails}" = 1 ] || echo "${name} [Success: ${n} samples]"
+}
+
+test_top() {
+  local name="perf top names a filter that predates it"
+
+  echo "${name}"
+  start_filter 16 1000 14 || { failed "${name}" "no filter"; return; }
+  # Its keyboard input stays open, and empty.
+  sleep 14 | timeout -s INT 12 perf top --stdio -a -e cpu-clock -d 2 --sort sym \
+    >"${tmp}/top.out" 2>&1
+  if ! grep -q "${fname}" "${tmp}/top.out"; then
+    tail -20 "${tmp}/top.out"
+    failed "${name}" "${fname} not shown"
+    return
+  fi
+  echo "${name} [Success]"
+}
+
+if [ "$(id -u)" != 0 ]; then
+  echo "perf names the JIT images of classic BPF [Skipped: not root]"
+  trap - EXIT TERM INT
+  rm -rf "${tmp}"
+  exit 2
+fi
+if ! start_filter 1 10 0; then
+  echo "perf names the JIT images of classic BPF [Skipped: no seccomp filter in /proc/kallsyms]"
+  cleanup
+  exit 2
+fi
+wait "${fpid}"
+
+test_predating
+test_annotate
+test_reused_address
+test_top
+
+cleanup
+exit "${err}"
