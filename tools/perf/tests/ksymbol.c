@@ -264,6 +264,12 @@ static int test__ksymbol_kcore(struct test_suite *t __maybe_unused, int subtest 
 	if (!CHECK("kcore map unnamed", !strcmp(sym_name(&machine, addr - 0x10), "")))
 		goto out;
 
+	/* Another image's UNREGISTER, whose REGISTER was lost */
+	if (UNREGISTER(&machine, addr, 0x100, P2))
+		goto out;
+	if (!CHECK("image's map kept", check_maps(&machine, registered)))
+		goto out;
+
 	if (UNREGISTER(&machine, addr, 0x100, P1))
 		goto out;
 	if (!CHECK("image's map removed", check_maps(&machine, unregistered)))
@@ -348,6 +354,7 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 	struct map *map;
 	struct symbol *sym;
 	int ret = TEST_FAIL;
+	bool one;
 
 	/* P2, then P1 below it with the estimate of a synthesized record */
 	if (fake_machine__init(&machine, /*kcore=*/true) ||
@@ -364,10 +371,10 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 		goto out;
 	map = maps__find(machine__kernel_maps(&machine), addr);
 	sym = map ? dso__first_symbol(map__dso(map)) : NULL;
-	if (!CHECK("one symbol of exact length",
-		   sym && sym->end - sym->start == 0x300 && !dso__next_symbol(sym)))
-		goto out;
+	one = sym && sym->end - sym->start == 0x300 && !dso__next_symbol(sym);
 	map__put(map);
+	if (!CHECK("one symbol of exact length", one))
+		goto out;
 
 	/* P1's UNREGISTER was lost */
 	if (REGISTER(&machine, addr, 0x300, P3))
@@ -381,6 +388,13 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 	if (REGISTER(&machine, addr + 0x100, 0x100, P1))
 		goto out;
 	if (!CHECK("map below cut", check_maps(&machine, cut)))
+		goto out;
+
+	/* An empty image, and one that wraps around */
+	if (REGISTER(&machine, addr + 0x600, 0, P2) ||
+	    REGISTER(&machine, ~0ULL - 0x10, 0x100, P2))
+		goto out;
+	if (!CHECK("no map of nothing", check_maps(&machine, cut)))
 		goto out;
 	ret = TEST_OK;
 out:
@@ -422,21 +436,26 @@ static int process_ksymbol(const struct perf_tool *tool __maybe_unused, union pe
 
 /*
  * Records synthesized from kallsyms: programs no bpf_prog_info describes,
- * up to the next symbol or 64 KiB, trampolines a page at most; none for an
+ * up to the next symbol or 64 KiB, trampolines and struct_ops a page at most; none for an
  * image described already, nor for a zero address.
  */
 static int test__ksymbol_synthesized(struct test_suite *t __maybe_unused,
 				     int subtest __maybe_unused)
 {
-	const u64 page = sysconf(_SC_PAGESIZE);
+	/* A page, or up to the next symbol with 64 KiB pages */
+	const u64 tramp = min_t(u64, sysconf(_SC_PAGESIZE), 0xd000);
+	const u64 ops = min_t(u64, sysconf(_SC_PAGESIZE), 0xe000);
 	const struct map_def synthesized[] = {
 		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
 		{ "[kernel.kallsyms]", AREA_START, AREA_START + 0x1000 },
 		{ "bpf_prog_5555555555555555_seccomp", AREA_START + 0x1000, AREA_START + 0x1800 },
 		{ "bpf_prog_6666666666666666_sock_filter",
 		  AREA_START + 0x1800, AREA_START + 0x3000 },
-		{ "bpf_trampoline_6442", AREA_START + 0x3000, AREA_START + 0x3000 + page },
-		{ "[kernel.kallsyms]", AREA_START + 0x3000 + page, AREA_START + 0x20000 },
+		{ "bpf_trampoline_6442", AREA_START + 0x3000, AREA_START + 0x3000 + tramp },
+		{ "[kernel.kallsyms]", AREA_START + 0x3000 + tramp, AREA_START + 0x12000 },
+		{ "bpf__tcp_congestion_ops_init",
+		  AREA_START + 0x12000, AREA_START + 0x12000 + ops },
+		{ "[kernel.kallsyms]", AREA_START + 0x12000 + ops, AREA_START + 0x20000 },
 		{ "bpf_prog_8888888888888888_last", AREA_START + 0x20000, AREA_START + 0x30000 },
 		{ "[kernel.kallsyms]", AREA_START + 0x30000, AREA_END },
 		{},
@@ -451,15 +470,21 @@ static int test__ksymbol_synthesized(struct test_suite *t __maybe_unused,
 	int fd;
 
 	fd = mkstemp(kallsyms);
-	fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!fp)
+	if (fd < 0)
 		return TEST_FAIL;
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		close(fd);
+		unlink(kallsyms);
+		return TEST_FAIL;
+	}
 	fprintf(fp,
 		"ffffffff81000000 T _stext\n"
 		"ffffffffa0001000 t bpf_prog_5555555555555555_seccomp\t[bpf]\n"
 		"ffffffffa0001800 t bpf_prog_6666666666666666_sock_filter\t[bpf]\n"
 		"ffffffffa0003000 t bpf_trampoline_6442\t[bpf]\n"
 		"ffffffffa0010000 t bpf_prog_7777777777777777_described\t[bpf]\n"
+		"ffffffffa0012000 t bpf__tcp_congestion_ops_init\t[bpf]\n"
 		"0000000000000000 t bpf_prog_9999999999999999_hidden\t[bpf]\n"
 		"ffffffffa0020000 t bpf_prog_8888888888888888_last\t[bpf]\n");
 	fclose(fp);

@@ -165,9 +165,10 @@ kallsyms_process_symbol(void *data, const char *_name,
 }
 
 /*
- * Trampolines and dispatchers, and the programs no bpf_prog_info describes
- * (classic BPF: seccomp and socket filters; eBPF programs perf could not
- * enumerate), up to the next symbol.
+ * Trampolines, dispatchers and struct_ops images ("bpf__<type>_<member>"),
+ * a page at most, and the programs no bpf_prog_info describes (classic BPF:
+ * seccomp and socket filters; eBPF programs perf could not enumerate), up
+ * to the next symbol.
  */
 static int kallsyms_process_bpf_sym(struct kallsyms_parse *parse, struct bpf_kallsym *sym)
 {
@@ -177,7 +178,8 @@ static int kallsyms_process_bpf_sym(struct kallsyms_parse *parse, struct bpf_kal
 	unsigned long id;
 
 	if ((sscanf(sym->name, "bpf_trampoline_%lu", &id) == 1) ||
-	    (sscanf(sym->name, "bpf_dispatcher_%s", disp) == 1))
+	    (sscanf(sym->name, "bpf_dispatcher_%s", disp) == 1) ||
+	    strstarts(sym->name, "bpf__"))
 		return process_bpf_image(sym->name, sym->addr, min_t(u64, size, page_size),
 					 parse);
 	if (strstarts(sym->name, "bpf_prog_") &&

@@ -15,15 +15,20 @@
 
 err=0
 tmp=$(mktemp -d /tmp/__perf_test.bpf_classic.XXXXX)
-pids=()
 min_samples=20
 # disassembly format: "percent : offset: instruction (operands ...)"
 disasm_regex="[0-9]*\.[0-9]* *: *\w*: *\w*"
 
+# The workloads still running (jobs lists no reaped one)
+kill_workloads() {
+  local pids
+
+  pids=$(jobs -pr)
+  [ -z "${pids}" ] || kill ${pids} 2>/dev/null
+}
+
 cleanup() {
-  for pid in "${pids[@]}"; do
-    kill "${pid}" 2>/dev/null
-  done
+  kill_workloads
   wait 2>/dev/null
   rm -rf "${tmp}"
   trap - EXIT TERM INT
@@ -49,7 +54,6 @@ start_filter() {
   before=$(seccomp_images)
   perf test -w seccomp_filter "$1" "$2" "$3" &
   fpid=$!
-  pids+=("${fpid}")
   for _ in $(seq 100); do
     new=$(comm -13 <(echo "${before}") <(seccomp_images) | head -1)
     [ -n "${new}" ] && break
@@ -144,11 +148,13 @@ test_reused_address() {
     fi
   done
   if [ "${#others[@]}" != 2 ]; then
-    failed "${name}" "${#others[@]} filters in ${a_addr}'s page"
+    # The allocator put them elsewhere: nothing to check
+    echo "${name} [Skipped: ${#others[@]} filters in ${a_addr}'s page]"
+    kill_workloads
     return
   fi
   report "${tmp}/reuse.data" --ignore-vmlinux --kallsyms=/proc/kallsyms >"${tmp}/reuse.report"
-  kill "${pids[@]}" 2>/dev/null
+  kill_workloads
   n=$(samples "${tmp}/reuse.report" "${a_name}")
   if [ "${n}" -lt "${min_samples}" ]; then
     failed "${name}" "${n} samples named ${a_name}"
@@ -191,6 +197,11 @@ if ! start_filter 1 10 0; then
   exit 2
 fi
 wait "${fpid}"
+if [ $((0x${faddr})) = 0 ]; then
+  echo "perf names the JIT images of classic BPF [Skipped: /proc/kallsyms shows no addresses]"
+  cleanup
+  exit 2
+fi
 
 test_predating
 test_annotate

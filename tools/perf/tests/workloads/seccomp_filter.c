@@ -18,8 +18,7 @@
 #include <linux/seccomp.h>
 #include "../tests.h"
 
-/* No volatile: the loop calls a function, which may change it. */
-static sig_atomic_t done;
+static volatile sig_atomic_t done;
 
 static void sighandler(int sig __maybe_unused)
 {
