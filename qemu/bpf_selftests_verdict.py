@@ -11,7 +11,7 @@ failures are not exactly the ones EXPECT lists (one "test[/subtest]" a line,
 import re
 import sys
 
-from verdict import SPLAT
+from verdict import console_reports
 
 RESULT = re.compile(r"^#(\d+)(?:/(\d+))?\s+(\S.*):(OK|SKIP|FAIL)$")
 
@@ -59,12 +59,9 @@ def main(argv):
         bad = True
     else:
         print(f"identical on both kernels: {len(r1)} results")
-    for c in consoles:
-        with open(c, errors="replace") as f:
-            for line in f:
-                if SPLAT.search(line):
-                    print(f"  kernel report in {c}: {line.rstrip()}")
-                    bad = True
+    for report in console_reports(consoles):
+        print(f"  kernel report in {report}")
+        bad = True
     print("bpf-selftests: " + ("FAILED" if bad else "OK"))
     return 1 if bad else 0
 

@@ -12,7 +12,7 @@ shows a kernel report.
 import re
 import sys
 
-from verdict import SPLAT
+from verdict import console_reports
 
 # " 52: KSYMBOL records in the kernel maps    :" and
 # " 52.1: Images in the kernel's main map     : Ok"
@@ -63,12 +63,9 @@ def main(argv):
     for n in sorted(expect - set(diff)):
         print(f"  expected to differ, did not: {n}: {r1.get(n, 'not run')}")
         bad = True
-    for path in consoles:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if SPLAT.search(line):
-                    print(f"  {path}: {line.rstrip()}")
-                    bad = True
+    for report in console_reports(consoles):
+        print(f"  kernel report in {report}")
+        bad = True
     print("perf-test: " + ("FAILED" if bad else "OK"))
     return 1 if bad else 0
 

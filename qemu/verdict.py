@@ -194,6 +194,15 @@ def splats(args):
     return found
 
 
+def console_reports(paths):
+    """"PATH: LINE" for each kernel report in the console logs PATHS."""
+    for path in paths:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if SPLAT.search(line):
+                    yield f"{path}: {line.rstrip()}"
+
+
 def guest_notes(args, problems):
     """Every 'X exited N' line must say 0, and every required X must be there."""
     exited = {}
