@@ -54,7 +54,8 @@ start_filter() {
   before=$(seccomp_images)
   perf test -w seccomp_filter "$1" "$2" "$3" &
   fpid=$!
-  for _ in $(seq 100); do
+  # Up to a minute: reading kallsyms is slow on a debug kernel
+  for _ in $(seq 600); do
     new=$(comm -13 <(echo "${before}") <(seccomp_images) | head -1)
     [ -n "${new}" ] && break
     sleep 0.1
@@ -191,11 +192,12 @@ if [ "$(id -u)" != 0 ]; then
   rm -rf "${tmp}"
   exit 2
 fi
-if ! start_filter 1 10 0; then
+if ! start_filter 60 10 0; then
   echo "perf names the JIT images of classic BPF [Skipped: no seccomp filter in /proc/kallsyms]"
   cleanup
   exit 2
 fi
+kill "${fpid}"
 wait "${fpid}"
 if [ $((0x${faddr})) = 0 ]; then
   echo "perf names the JIT images of classic BPF [Skipped: /proc/kallsyms shows no addresses]"
