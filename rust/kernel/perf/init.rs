@@ -3,15 +3,18 @@
 //! What a PMU's `event_init` works with: the [`EventInit`] event it is given, the
 //! [`Prepared`] event it returns, and the [`UserCString`] strings it copies from the opener
 //! (with their limits, [`KPROBE_FUNC_MAX`] and [`UPROBE_PATH_MAX`]). It calls what sleeps or
-//! reads the opener's credentials and memory, which only `event_init` may do, and the C
-//! `perf_kprobe_destroy()` and `perf_uprobe_destroy()` (not exported) to release the probe of
-//! a prepared event that `event_init` drops.
+//! reads the opener's credentials and memory, which only `event_init` may do.
 
 use super::{Event, Pmu};
 use crate::{bindings, error::code::*, ffi::c_char, prelude::*, str::CStr};
-use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
+use core::{cell::Cell, marker::PhantomData, ops::Deref, ptr::NonNull};
 
-/// What a prepared event holds, besides what the PMU's [`Pmu::destroy`] releases.
+/// What an event being initialised holds, besides what the PMU's [`Pmu::destroy`] releases.
+///
+/// The PMU's `Adapter` owns it, in its `event_init` callback's frame, and the [`EventInit`]
+/// methods that attach something to the event record it there: whatever `event_init` does with
+/// its values, the adapter hands what the event holds to the event's destroy if `event_init`
+/// succeeds, and releases it at once if not.
 #[derive(Clone, Copy)]
 pub(super) enum Held {
     /// Nothing.
@@ -31,7 +34,8 @@ pub(super) enum Held {
 /// These, and what sleeps or reads the opener's credentials and memory (capability checks, user
 /// strings), exist only while the event is initialised, in process context, in the opener's
 /// task: the PMU's other callbacks, which may run in atomic context or in an NMI, cannot reach
-/// them. What they prepare is released unless `event_init` returns it.
+/// them. What they attach to the event is released if `event_init` fails, whatever it did with
+/// the [`Prepared`] value.
 ///
 /// The opener is the task that calls `perf_event_open()`, except for an event inherited at
 /// `fork()` (`attr.inherit`): the perf core initialises the child's copy in the forking task, the
@@ -43,9 +47,11 @@ pub(super) enum Held {
 /// # Invariants
 ///
 /// `event` is being initialised by the perf core for the PMU `T`, in process context, in the
-/// task that opens it or, for an inherited event, in the forking task.
+/// task that opens it or, for an inherited event, in the forking task. `held` says what the
+/// event holds, and is read by the PMU's adapter once `event_init` returns.
 pub struct EventInit<'a, T: Pmu> {
     pub(super) event: &'a Event,
+    pub(super) held: &'a Cell<Held>,
     pub(super) _p: PhantomData<T>,
 }
 
@@ -90,55 +96,23 @@ impl<'a, T: Pmu> EventInit<'a, T> {
             !T::TRACE_EVENTS,
             "the events of a trace-event PMU must hold a probe"
         );
-        // INVARIANT: The event holds nothing.
-        Prepared {
-            event: self.event,
-            held: Held::Nothing,
-            _p: PhantomData,
-        }
+        Prepared::new()
     }
 }
 
 /// An event that [`Pmu::event_init`] prepared, and returns to the perf core.
 ///
-/// If it is dropped instead (`event_init` fails after preparing the event), what was prepared
-/// is released at once, since the perf core releases nothing of an event whose initialisation
-/// failed.
-///
-/// # Invariants
-///
-/// The event holds what `held` says, which has not been released.
+/// It is the proof that `event_init` consumed its [`EventInit`] by accepting the event or by
+/// attaching a probe to it. What the event holds is not in this value but with the PMU's
+/// adapter: dropping or forgetting a `Prepared` releases nothing and leaks nothing, and if
+/// `event_init` fails after preparing the event, the adapter releases what it attached.
 pub struct Prepared<'a, T: Pmu> {
-    pub(super) event: &'a Event,
-    pub(super) held: Held,
-    pub(super) _p: PhantomData<T>,
+    _p: PhantomData<(&'a Event, T)>,
 }
 
 impl<T: Pmu> Prepared<'_, T> {
-    /// Hands the event over to the perf core: returns what the event holds, which its destroy
-    /// must release.
-    pub(super) fn into_held(self) -> Held {
-        let held = self.held;
-        core::mem::forget(self);
-        held
-    }
-}
-
-impl<T: Pmu> Drop for Prepared<'_, T> {
-    fn drop(&mut self) {
-        if !T::TRACE_EVENTS {
-            return;
-        }
-        match self.held {
-            Held::Nothing => {}
-            // SAFETY: By the type invariants the event holds a kprobe, which is released once,
-            // while the event is still being initialised, in process context.
-            #[cfg(CONFIG_KPROBE_EVENTS)]
-            Held::Kprobe => unsafe { bindings::perf_kprobe_destroy(self.event.as_raw()) },
-            // SAFETY: As for a kprobe.
-            #[cfg(CONFIG_UPROBE_EVENTS)]
-            Held::Uprobe => unsafe { bindings::perf_uprobe_destroy(self.event.as_raw()) },
-        }
+    pub(super) fn new() -> Self {
+        Self { _p: PhantomData }
     }
 }
 

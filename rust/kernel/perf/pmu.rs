@@ -14,7 +14,7 @@ use crate::{
     prelude::*,
     str::CStr,
 };
-use core::marker::PhantomData;
+use core::{cell::Cell, marker::PhantomData};
 
 /// An attribute of a PMU's sysfs `format` directory: which bits of the event attributes hold
 /// one of its parameters, as in `retprobe` = `config:0`.
@@ -137,36 +137,62 @@ impl<T: Pmu> Adapter<T> {
             if unsafe { bindings::perf_pmu_module_is_coming(module) } {
                 return Err(ENOENT);
             }
+            let held = Cell::new(Held::Nothing);
             // INVARIANT: The perf core is initialising the event for this PMU, in process
-            // context, in the opener's task or, for an inherited event, the forking task.
+            // context, in the opener's task or, for an inherited event, the forking task; `held`
+            // holds nothing yet.
             let init = EventInit {
                 // SAFETY: By the function requirements `event` is valid during the callback.
                 event: unsafe { Event::from_raw(event) },
+                held: &held,
                 _p: PhantomData,
             };
-            let held = T::event_init(init)?.into_held();
-            // Only a trace-event PMU's events hold probes: the others never refer to the probe
-            // functions, which modules cannot use.
-            let destroy = if !T::TRACE_EVENTS {
-                if T::HAS_DESTROY {
-                    Some(Self::destroy_callback as Release)
-                } else {
-                    None
+            // What the event holds is in `held`, whatever `event_init` did with its values.
+            let result = T::event_init(init).map(drop);
+            let release = Self::release_of(held.get());
+            if let Err(e) = result {
+                if let Some(release) = release {
+                    // SAFETY: The event is valid and holds what `release` releases, once: the
+                    // perf core releases nothing of an event whose initialisation failed.
+                    unsafe { release(event) };
+                    // The event may be offered to another PMU (`ENOENT`): it has no trace event.
+                    // SAFETY: The event is valid and still being initialised.
+                    #[cfg(CONFIG_EVENT_TRACING)]
+                    unsafe {
+                        (*event).tp_event = core::ptr::null_mut()
+                    };
                 }
+                return Err(e);
+            }
+            let destroy = if T::TRACE_EVENTS {
+                // Only `init_kprobe()` and `init_uprobe()` make the `Prepared` event of a
+                // trace-event PMU: its event holds a probe, which `perf_trace_add()` uses.
+                Some(release.ok_or(EINVAL)?)
+            } else if T::HAS_DESTROY {
+                Some(Self::destroy_callback as Release)
             } else {
-                match held {
-                    Held::Nothing => None,
-                    #[cfg(CONFIG_KPROBE_EVENTS)]
-                    Held::Kprobe => Some(Self::kprobe_destroy_callback as Release),
-                    #[cfg(CONFIG_UPROBE_EVENTS)]
-                    Held::Uprobe => Some(Self::uprobe_destroy_callback as Release),
-                }
+                None
             };
             // SAFETY: The event is valid and owned by the perf core, which calls `destroy` once
             // when it frees the event, and never for an event whose initialisation failed.
             unsafe { (*event).destroy = destroy };
             Ok(0)
         })
+    }
+
+    /// The release of what an event holds: its probe's, which only a trace-event PMU's events
+    /// hold (the others never refer to the probe functions, which modules cannot use).
+    fn release_of(held: Held) -> Option<Release> {
+        if !T::TRACE_EVENTS {
+            return None;
+        }
+        match held {
+            Held::Nothing => None,
+            #[cfg(CONFIG_KPROBE_EVENTS)]
+            Held::Kprobe => Some(Self::kprobe_destroy_callback as Release),
+            #[cfg(CONFIG_UPROBE_EVENTS)]
+            Held::Uprobe => Some(Self::uprobe_destroy_callback as Release),
+        }
     }
 
     /// # Safety

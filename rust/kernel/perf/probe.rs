@@ -13,7 +13,6 @@ use core::ptr::NonNull;
 use {
     super::{init::Held, Prepared},
     crate::{error::to_result, str::CStr},
-    core::marker::PhantomData,
 };
 
 impl<'a, T: Pmu> EventInit<'a, T> {
@@ -21,8 +20,86 @@ impl<'a, T: Pmu> EventInit<'a, T> {
     ///
     /// The probe is on `func` (plus `perf_event_attr::probe_offset`), or at the address
     /// `perf_event_attr::kprobe_addr` when `func` is `None`; on the function's return when
-    /// `retprobe` is set. The probe is released with the event, or with the returned
-    /// [`Prepared`] if `event_init` does not return it.
+    /// `retprobe` is set. The probe is released with the event, or at once if `event_init`
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// A PMU that attaches a kprobe, forgets the [`Prepared`] value and fails: the kprobe is
+    /// gone all the same once the event's creation has failed.
+    ///
+    /// ```
+    /// use core::sync::atomic::{AtomicBool, Ordering};
+    /// use kernel::bindings;
+    /// use kernel::c_str;
+    /// use kernel::perf::{EventInit, Pmu, Prepared, Registration};
+    /// use kernel::prelude::*;
+    ///
+    /// // A function with a kprobe site that nothing calls while the doctests run.
+    /// const PROBED: &CStr = c_str!("sys_ni_syscall");
+    ///
+    /// /// Whether a kprobe is registered on `PROBED`.
+    /// fn probed() -> bool {
+    ///     let mut on_entry = false;
+    ///     // SAFETY: `PROBED` is a valid string; any address may be adjusted as a kprobe's.
+    ///     let addr = unsafe {
+    ///         let addr = bindings::kallsyms_lookup_name(PROBED.as_char_ptr());
+    ///         bindings::arch_adjust_kprobe_addr(addr, 0, &mut on_entry)
+    ///     };
+    ///     // SAFETY: `get_kprobe()` only reads the kprobe table, under `rcu_read_lock()`.
+    ///     unsafe {
+    ///         bindings::rcu_read_lock();
+    ///         let kprobe = bindings::get_kprobe(addr.cast());
+    ///         bindings::rcu_read_unlock();
+    ///         !kprobe.is_null()
+    ///     }
+    /// }
+    ///
+    /// static ATTACHED: AtomicBool = AtomicBool::new(false);
+    ///
+    /// struct Forgetful;
+    ///
+    /// #[vtable]
+    /// impl Pmu for Forgetful {
+    ///     const NAME: &'static CStr = c_str!("rust_doctest_forgetful");
+    ///     const TRACE_EVENTS: bool = true;
+    ///
+    ///     fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>> {
+    ///         if event.attr_type() != event.pmu_type() {
+    ///             return Err(ENOENT);
+    ///         }
+    ///         if !event.perfmon_capable() {
+    ///             return Err(EACCES);
+    ///         }
+    ///         core::mem::forget(event.init_kprobe(Some(PROBED), false)?);
+    ///         ATTACHED.store(probed(), Ordering::Relaxed);
+    ///         Err(EINVAL)
+    ///     }
+    /// }
+    ///
+    /// let pmu = Registration::<Forgetful>::new_builtin()?;
+    /// // SAFETY: All-zero is a valid `perf_event_attr`.
+    /// let mut attr: bindings::perf_event_attr = unsafe { core::mem::zeroed() };
+    /// attr.type_ = pmu.pmu_type();
+    /// attr.size = core::mem::size_of::<bindings::perf_event_attr>() as u32;
+    /// // SAFETY: `attr` is valid; a CPU-wide event on CPU 0 of no task, with no handler.
+    /// let event = unsafe {
+    ///     bindings::perf_event_create_kernel_counter(
+    ///         &mut attr,
+    ///         0,
+    ///         core::ptr::null_mut(),
+    ///         None,
+    ///         core::ptr::null_mut(),
+    ///     )
+    /// };
+    /// assert_eq!(kernel::error::from_err_ptr(event).err(), Some(EINVAL));
+    /// // The kprobe was there while `event_init` ran, and is gone.
+    /// assert!(ATTACHED.load(Ordering::Relaxed));
+    /// assert!(!probed());
+    /// // SAFETY: The PMU's `event_init` fails for every event: it has none.
+    /// unsafe { pmu.unregister_unused() };
+    /// # Ok::<(), Error>(())
+    /// ```
     #[cfg(CONFIG_KPROBE_EVENTS)]
     pub fn init_kprobe(self, func: Option<&CStr>, retprobe: bool) -> Result<Prepared<'a, T>> {
         crate::build_assert!(T::TRACE_EVENTS, "only trace-event PMUs attach probes");
@@ -33,11 +110,8 @@ impl<'a, T: Pmu> EventInit<'a, T> {
             bindings::perf_local_kprobe_init(self.event.as_raw(), func, retprobe)
         })?;
         // INVARIANT: The event holds the kprobe just attached.
-        Ok(Prepared {
-            event: self.event,
-            held: Held::Kprobe,
-            _p: PhantomData,
-        })
+        self.held.set(Held::Kprobe);
+        Ok(Prepared::new())
     }
 
     /// Attaches a new local uprobe to the event.
@@ -45,7 +119,7 @@ impl<'a, T: Pmu> EventInit<'a, T> {
     /// The probe is in the file at `path`, at the file offset `perf_event_attr::probe_offset`;
     /// on the function's return when `retprobe` is set. A non-zero `ref_ctr_offset` is the file
     /// offset of the probe's reference counter (its USDT semaphore). The probe is released with
-    /// the event, or with the returned [`Prepared`] if `event_init` does not return it.
+    /// the event, or at once if `event_init` fails.
     #[cfg(CONFIG_UPROBE_EVENTS)]
     pub fn init_uprobe(
         self,
@@ -65,11 +139,8 @@ impl<'a, T: Pmu> EventInit<'a, T> {
             )
         })?;
         // INVARIANT: The event holds the uprobe just attached.
-        Ok(Prepared {
-            event: self.event,
-            held: Held::Uprobe,
-            _p: PhantomData,
-        })
+        self.held.set(Held::Uprobe);
+        Ok(Prepared::new())
     }
 }
 
@@ -221,10 +292,12 @@ impl<T: Pmu> Adapter<T> {
     }
 
     /// The destroy of an event that holds a kprobe: disarms it at once and defers its release.
+    /// Also the release of the kprobe of an event whose `event_init` failed.
     ///
     /// # Safety
     ///
-    /// `event` must be a valid event of this PMU, holding a kprobe, being freed.
+    /// `event` must be a valid event of this PMU, holding a kprobe, being freed or failing its
+    /// initialisation.
     #[cfg(CONFIG_KPROBE_EVENTS)]
     pub(super) unsafe extern "C" fn kprobe_destroy_callback(event: *mut bindings::perf_event) {
         // SAFETY: By the function requirements the event holds a local kprobe, released once.
@@ -234,10 +307,12 @@ impl<T: Pmu> Adapter<T> {
     }
 
     /// The destroy of an event that holds a uprobe: disarms it at once and defers its release.
+    /// Also the release of the uprobe of an event whose `event_init` failed.
     ///
     /// # Safety
     ///
-    /// `event` must be a valid event of this PMU, holding a uprobe, being freed.
+    /// `event` must be a valid event of this PMU, holding a uprobe, being freed or failing its
+    /// initialisation.
     #[cfg(CONFIG_UPROBE_EVENTS)]
     pub(super) unsafe extern "C" fn uprobe_destroy_callback(event: *mut bindings::perf_event) {
         // SAFETY: By the function requirements the event holds a local uprobe, released once.

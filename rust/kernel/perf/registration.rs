@@ -206,21 +206,37 @@ impl<T: Pmu> Registration<T> {
         Self::register(module.as_ptr())
     }
 
-    /// Registers a PMU of built-in code, for the life of the kernel; returns its type number.
+    /// Registers a PMU of built-in code, for the life of the kernel: dropping the registration
+    /// leaves the PMU registered (see [`Registration::unregister_unused`]).
     ///
     /// Fails with `EINVAL` when the PMU's code is in a module, which must use
     /// [`Registration::new`].
-    pub fn new_builtin() -> Result<u32> {
+    pub fn new_builtin() -> Result<Self> {
         let callback = Adapter::<T>::event_init_callback as *const () as usize;
         // SAFETY: Any address may be looked up.
         if !unsafe { bindings::perf_pmu_builtin_code(callback) } {
             return Err(EINVAL);
         }
-        let registration = Self::register(core::ptr::null_mut())?;
-        let pmu_type = registration.pmu_type();
-        // Never unregistered: the perf core's list of PMUs keeps the C structures referenced.
-        core::mem::forget(registration);
-        Ok(pmu_type)
+        Self::register(core::ptr::null_mut())
+    }
+
+    /// Unregisters the PMU, whatever its code's lifetime, and frees its C structures.
+    ///
+    /// For a PMU of built-in code that is known to have no events, such as one whose
+    /// [`Pmu::event_init`] failed for every event it was given.
+    ///
+    /// # Safety
+    ///
+    /// No event of the PMU exists, and none is created (`perf_pmu_unregister()` waits for those
+    /// being initialised, which must fail).
+    pub unsafe fn unregister_unused(self) {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: By the type invariants the PMU is registered; by the function requirements no
+        // event of it exists or is created.
+        unsafe { bindings::perf_pmu_unregister(this.data.pmu.get()) };
+        // SAFETY: The perf core no longer uses the C structures; `data` is not used again, and
+        // `this` is not dropped.
+        unsafe { ManuallyDrop::drop(&mut this.data) };
     }
 
     fn register(module: *mut bindings::module) -> Result<Self> {

@@ -177,9 +177,46 @@ static const char *sym_name(struct machine *machine, u64 addr)
 	return sym ? sym->name : "";
 }
 
+/* Whether a sample at @ip resolves to the map and symbol of the image at @addr */
+static bool check_image_at(struct machine *machine, u64 addr, u64 ip, const char *name)
+{
+	struct maps *kmaps = machine__kernel_maps(machine);
+	struct map *map = maps__find(kmaps, ip);
+	bool ok = map && map__start(map) == addr &&
+		  !strcmp(dso__short_name(map__dso(map)), name) &&
+		  !strcmp(sym_name(machine, ip), name);
+
+	map__put(map);
+	if (!ok) {
+		pr_debug("%#llx, %#llx into %s, is [unknown] or another's:\n",
+			 (unsigned long long)ip, (unsigned long long)(ip - addr), name);
+		maps__for_each_map(kmaps, print_map_cb, NULL);
+	}
+	return ok;
+}
+
+/* Whether samples anywhere in the image at @addr, @len long, resolve to it */
+static bool check_image(struct machine *machine, u64 addr, u64 len, const char *name)
+{
+	u64 off;
+
+	for (off = 0; off < len; off += 0x10) {
+		if (!check_image_at(machine, addr, addr + off, name))
+			return false;
+	}
+	return check_image_at(machine, addr, addr + len - 1, name);
+}
+
 #define P1	"bpf_prog_1111111111111111_one"
 #define P2	"bpf_prog_2222222222222222_two"
 #define P3	"bpf_prog_3333333333333333_three"
+
+/* The kcore maps when no image is in them */
+static const struct map_def kcore_whole[] = {
+	{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+	{ "[kernel.kallsyms]", AREA_START, AREA_END },
+	{},
+};
 
 /* Images in the kernel's main map: each symbol at its image's address */
 static int test__ksymbol_main_map(struct test_suite *t __maybe_unused,
@@ -234,7 +271,10 @@ out:
 	return ret;
 }
 
-/* An image in a kcore map gets a map of its own, which its UNREGISTER removes */
+/*
+ * An image in a kcore map gets a map of its own, which its UNREGISTER removes,
+ * and gives back to the kcore map
+ */
 static int test__ksymbol_kcore(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
 {
 	const u64 addr = AREA_START + 0x1000;
@@ -242,12 +282,6 @@ static int test__ksymbol_kcore(struct test_suite *t __maybe_unused, int subtest 
 		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
 		{ "[kernel.kallsyms]", AREA_START, addr },
 		{ P1, addr, addr + 0x100 },
-		{ "[kernel.kallsyms]", addr + 0x100, AREA_END },
-		{},
-	};
-	const struct map_def unregistered[] = {
-		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
-		{ "[kernel.kallsyms]", AREA_START, addr },
 		{ "[kernel.kallsyms]", addr + 0x100, AREA_END },
 		{},
 	};
@@ -272,7 +306,7 @@ static int test__ksymbol_kcore(struct test_suite *t __maybe_unused, int subtest 
 
 	if (UNREGISTER(&machine, addr, 0x100, P1))
 		goto out;
-	if (!CHECK("image's map removed", check_maps(&machine, unregistered)))
+	if (!CHECK("image's map removed, kcore map whole", check_maps(&machine, kcore_whole)))
 		goto out;
 	ret = TEST_OK;
 out:
@@ -310,9 +344,10 @@ out:
 }
 
 /*
- * Maps of images meet: an estimated length ends at the next map; the kernel's
- * record of an image perf synthesized gives its exact length; another image
- * at the address of one whose UNREGISTER was lost replaces it.
+ * Maps of images meet: an image inside the estimated length of another ends
+ * it; the kernel's record of an image perf synthesized gives its exact
+ * length; another image at the address of one whose UNREGISTER was lost
+ * replaces it.  The space they leave goes back to the kcore map.
  */
 static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
 {
@@ -329,6 +364,7 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
 		{ "[kernel.kallsyms]", AREA_START, addr },
 		{ P1, addr, addr + 0x300 },
+		{ "[kernel.kallsyms]", addr + 0x300, addr + 0x800 },
 		{ P2, addr + 0x800, addr + 0x900 },
 		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
 		{},
@@ -337,6 +373,7 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
 		{ "[kernel.kallsyms]", AREA_START, addr },
 		{ P3, addr, addr + 0x300 },
+		{ "[kernel.kallsyms]", addr + 0x300, addr + 0x800 },
 		{ P2, addr + 0x800, addr + 0x900 },
 		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
 		{},
@@ -346,6 +383,7 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 		{ "[kernel.kallsyms]", AREA_START, addr },
 		{ P3, addr, addr + 0x100 },
 		{ P1, addr + 0x100, addr + 0x200 },
+		{ "[kernel.kallsyms]", addr + 0x200, addr + 0x800 },
 		{ P2, addr + 0x800, addr + 0x900 },
 		{ "[kernel.kallsyms]", addr + 0x900, AREA_END },
 		{},
@@ -356,10 +394,10 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 	int ret = TEST_FAIL;
 	bool one;
 
-	/* P2, then P1 below it with the estimate of a synthesized record */
+	/* P1 with the estimate of a synthesized record, then P2 inside it */
 	if (fake_machine__init(&machine, /*kcore=*/true) ||
-	    REGISTER(&machine, addr + 0x800, 0x100, P2) ||
-	    REGISTER(&machine, addr, 0x10000, P1))
+	    REGISTER(&machine, addr, 0x10000, P1) ||
+	    REGISTER(&machine, addr + 0x800, 0x100, P2))
 		goto out;
 	if (!CHECK("estimate ends at the next image", check_maps(&machine, estimated)))
 		goto out;
@@ -384,7 +422,7 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 	if (!CHECK("new image named", !strcmp(sym_name(&machine, addr), P3)))
 		goto out;
 
-	/* An image inside the map of another, whose length was an estimate */
+	/* An image inside the map of another, whose UNREGISTER was lost */
 	if (REGISTER(&machine, addr + 0x100, 0x100, P1))
 		goto out;
 	if (!CHECK("map below cut", check_maps(&machine, cut)))
@@ -395,6 +433,182 @@ static int test__ksymbol_images(struct test_suite *t __maybe_unused, int subtest
 	    REGISTER(&machine, ~0ULL - 0x10, 0x100, P2))
 		goto out;
 	if (!CHECK("no map of nothing", check_maps(&machine, cut)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+/* A longer image at the address a shorter one left (bpf_prog_pack's first fit) */
+static int test__ksymbol_longer(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
+{
+	const u64 addr = AREA_START + 0x4000;
+	struct machine machine;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, addr, 0x100, P1) ||
+	    UNREGISTER(&machine, addr, 0x100, P1) ||
+	    REGISTER(&machine, addr, 0x300, P2))
+		goto out;
+	if (!CHECK("longer image named whole", check_image(&machine, addr, 0x300, P2)))
+		goto out;
+	if (UNREGISTER(&machine, addr, 0x300, P2))
+		goto out;
+	if (!CHECK("kcore map whole again", check_maps(&machine, kcore_whole)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+#define SECCOMP	"bpf_prog_5555555555555555_seccomp"
+#define SOCK	"bpf_prog_6666666666666666_sock_filter"
+
+/*
+ * A synthesized estimate, its UNREGISTER with the exact length, then an image
+ * that starts inside the estimate and ends past it
+ */
+static int test__ksymbol_past_estimate(struct test_suite *t __maybe_unused,
+				       int subtest __maybe_unused)
+{
+	const u64 addr = AREA_START + 0x10000;
+	struct machine machine;
+	struct map *map = NULL;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, addr, 0x10000, SECCOMP) ||
+	    UNREGISTER(&machine, addr, 9013, SECCOMP) ||
+	    REGISTER(&machine, addr + 0x8198, 36090, SOCK))
+		goto out;
+	if (!CHECK("image past the estimate named whole",
+		   check_image(&machine, addr + 0x8198, 36090, SOCK)))
+		goto out;
+	map = maps__find(machine__kernel_maps(&machine), addr + 0x10);
+	if (!CHECK("estimate's space back to kcore", map && !map__is_jit_image(map)))
+		goto out;
+	if (UNREGISTER(&machine, addr + 0x8198, 36090, SOCK))
+		goto out;
+	if (!CHECK("kcore map whole again", check_maps(&machine, kcore_whole)))
+		goto out;
+	ret = TEST_OK;
+out:
+	map__put(map);
+	machine__exit(&machine);
+	return ret;
+}
+
+/* New images over images whose UNREGISTER was lost */
+static int test__ksymbol_lost_unregister(struct test_suite *t __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	const u64 addr = AREA_START + 0x20000;
+	const struct map_def lost[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P2, addr, addr + 0x300 },
+		{ P3, addr + 0x300, addr + 0x500 },
+		{ "[kernel.kallsyms]", addr + 0x500, AREA_END },
+		{},
+	};
+	struct machine machine;
+	int ret = TEST_FAIL;
+
+	/* P1's UNREGISTER is lost; P2 covers it */
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, addr + 0x200, 0x100, P1) ||
+	    REGISTER(&machine, addr, 0x400, P2))
+		goto out;
+	if (!CHECK("image over a lost one named whole", check_image(&machine, addr, 0x400, P2)))
+		goto out;
+	/* P2's is lost too; P3 starts inside it and ends past it */
+	if (REGISTER(&machine, addr + 0x300, 0x200, P3))
+		goto out;
+	if (!CHECK("image into a lost one named whole",
+		   check_image(&machine, addr + 0x300, 0x200, P3)))
+		goto out;
+	if (!CHECK("maps", check_maps(&machine, lost)))
+		goto out;
+	ret = TEST_OK;
+out:
+	machine__exit(&machine);
+	return ret;
+}
+
+struct count_maps_args {
+	unsigned int images, others;
+};
+
+static int count_maps_cb(struct map *map, void *data)
+{
+	struct count_maps_args *args = data;
+
+	if (map__is_jit_image(map))
+		args->images++;
+	else
+		args->others++;
+	return 0;
+}
+
+#define CHURN_LIFETIMES	10000
+#define CHURN_LIVE	8
+/* Images of lost UNREGISTERs, until later images take their space */
+#define CHURN_STALE	32
+
+static u64 churn_addr(unsigned int i)
+{
+	return AREA_START + 0x100000 + (i * 0x740ULL) % 0x40000;
+}
+
+static u32 churn_len(unsigned int i)
+{
+	return 0x300 + (i % 5) * 0x100;
+}
+
+/*
+ * Images come and go at churning addresses, and some UNREGISTERs are lost:
+ * the kernel maps stay as many as the images, each image is named whole.
+ */
+static int test__ksymbol_churn(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
+{
+	struct count_maps_args count = {};
+	char name[KSYM_NAME_LEN];
+	struct machine machine;
+	int ret = TEST_FAIL;
+	bool over = false;
+	unsigned int i, j;
+
+	if (fake_machine__init(&machine, /*kcore=*/true))
+		goto out;
+	for (i = 0; i < CHURN_LIFETIMES; i++) {
+		snprintf(name, sizeof(name), "bpf_prog_%016x_seccomp", i);
+		if (REGISTER(&machine, churn_addr(i), churn_len(i), name))
+			goto out;
+		if (!CHECK("image named whole",
+			   check_image(&machine, churn_addr(i), churn_len(i), name)))
+			goto out;
+		/* The image of CHURN_LIVE lifetimes ago goes: one UNREGISTER in 13 is lost */
+		j = i - CHURN_LIVE;
+		if (i >= CHURN_LIVE && j % 13) {
+			snprintf(name, sizeof(name), "bpf_prog_%016x_seccomp", j);
+			if (UNREGISTER(&machine, churn_addr(j), churn_len(j), name))
+				goto out;
+		}
+		count = (struct count_maps_args){};
+		maps__for_each_map(machine__kernel_maps(&machine), count_maps_cb, &count);
+		/* The kernel's main map, and kcore pieces between the images */
+		if (!over && (count.images > CHURN_LIVE + 1 + CHURN_STALE ||
+			      count.others > count.images + 2)) {
+			pr_debug("%u lifetimes: %u maps of images, %u others\n", i + 1,
+				 count.images, count.others);
+			over = true;
+		}
+	}
+	pr_debug("%u lifetimes: %u maps of images, %u others\n", i, count.images, count.others);
+	if (!CHECK("kernel maps bounded", !over))
 		goto out;
 	ret = TEST_OK;
 out:
@@ -519,6 +733,10 @@ static struct test_case tests__ksymbol[] = {
 	TEST_CASE("Images in a kcore map", ksymbol_kcore),
 	TEST_CASE("Image maps by name", ksymbol_by_name),
 	TEST_CASE("Images among images", ksymbol_images),
+	TEST_CASE("A longer image at a shorter one's address", ksymbol_longer),
+	TEST_CASE("An image past a synthesized estimate", ksymbol_past_estimate),
+	TEST_CASE("Images over lost UNREGISTERs", ksymbol_lost_unregister),
+	TEST_CASE("Images that churn", ksymbol_churn),
 	TEST_CASE("struct_ops images", ksymbol_struct_ops),
 	TEST_CASE("Images synthesized from kallsyms", ksymbol_synthesized),
 	{	.name = NULL, }

@@ -48,21 +48,24 @@ seccomp_images() {
 
 # start_filter SECONDS INSTRUCTIONS VARIANT: a process under a new seccomp
 # filter for SECONDS; sets fpid, and faddr and fname of the filter's image.
+# Returns 1 at once if the workload installed no filter, and 2 if kallsyms
+# does not list the filter it installed.
 start_filter() {
-  local before new
+  local before new ready=
 
   before=$(seccomp_images)
-  perf test -w seccomp_filter "$1" "$2" "$3" &
+  rm -f "${tmp}/ready"
+  mkfifo "${tmp}/ready" || return 1
+  perf test -w seccomp_filter "$1" "$2" "$3" >"${tmp}/ready" &
   fpid=$!
-  # Up to a minute: reading kallsyms is slow on a debug kernel
-  for _ in $(seq 600); do
-    new=$(comm -13 <(echo "${before}") <(seccomp_images) | head -1)
-    [ -n "${new}" ] && break
-    sleep 0.1
-  done
+  # The workload's line once its filter is installed, or its end
+  read -r ready <"${tmp}/ready"
+  rm -f "${tmp}/ready"
+  [ "${ready}" = "seccomp filter installed" ] || return 1
+  new=$(comm -13 <(echo "${before}") <(seccomp_images) | head -1)
   faddr=${new%% *}
   fname=${new##* }
-  [ -n "${new}" ]
+  [ -n "${new}" ] || return 2
 }
 
 # wait_gone PID NAME: PID exits, and kallsyms no longer lists NAME
@@ -192,11 +195,19 @@ if [ "$(id -u)" != 0 ]; then
   rm -rf "${tmp}"
   exit 2
 fi
-if ! start_filter 60 10 0; then
+start_filter 60 10 0
+case $? in
+1)
+  echo "perf names the JIT images of classic BPF [Failed: perf test -w seccomp_filter]"
+  cleanup
+  exit 1
+  ;;
+2)
   echo "perf names the JIT images of classic BPF [Skipped: no seccomp filter in /proc/kallsyms]"
   cleanup
   exit 2
-fi
+  ;;
+esac
 kill "${fpid}"
 wait "${fpid}"
 if [ $((0x${faddr})) = 0 ]; then

@@ -12,7 +12,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 tests=("KSYMBOL records in the kernel maps" "perf names the JIT images of classic BPF")
-cases=8
+cases=12
 
 ktap_print_header
 ktap_set_plan "$cases"
@@ -31,9 +31,13 @@ trap 'rm -f "$out"' EXIT
 # of a suite by their own descriptions.
 cd "$(dirname "$perf")"
 export PATH=$PWD:$PATH
+# A name perf test does not list, or lists twice, is a failure: with no
+# number, perf test would run its whole suite.
 nums=()
 for t in "${tests[@]}"; do
-	nums+=($("$perf" test list 2>&1 | awk -v t="$t" -F': ' '$2 == t { print $1 + 0 }'))
+	num=$("$perf" test list 2>&1 | awk -v t="$t" -F': ' '$2 == t { print $1 + 0 }')
+	[[ "$num" =~ ^[0-9]+$ ]] || ktap_exit_fail_msg "perf test lists \"$t\" ${num:-nowhere}"
+	nums+=("$num")
 done
 "$perf" test -v "${nums[@]}" >"$out" 2>&1
 seen=0

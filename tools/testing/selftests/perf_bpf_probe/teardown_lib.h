@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Many probe events at once, for the teardown tests and benchmarks: kprobes
- * on distinct syscall entries, uprobes on distinct instructions of
- * probe_nops(), and what the kernel lists of them.
+ * on distinct syscall entries or on functions nothing calls, uprobes on
+ * distinct instructions of probe_nops(), and what the kernel lists of them.
  */
 #ifndef TEARDOWN_LIB_H
 #define TEARDOWN_LIB_H
@@ -102,15 +102,15 @@ static inline bool wait_kprobe_optimized(const char *part, int timeout_ms)
 #define SYSCALL_NAME_MAX 64
 
 /*
- * Open kprobe events on up to @n distinct syscall entry points of
- * /proc/kallsyms (those that take a kprobe), with @attr as the template;
- * the fds in @fds, the functions in @names unless NULL, their number
- * returned.
+ * Open kprobe events on up to @n distinct functions of /proc/kallsyms whose
+ * names start with one of @prefixes (those that take a kprobe), with @attr
+ * as the template; the fds in @fds, the functions in @names unless NULL,
+ * their number returned.
  */
-static inline int open_syscall_kprobes(struct perf_event_attr *attr, int *fds, int n,
-				       char (*names)[SYSCALL_NAME_MAX])
+static inline int open_prefixed_kprobes(struct perf_event_attr *attr,
+					const char *const *prefixes, int *fds, int n,
+					char (*names)[SYSCALL_NAME_MAX])
 {
-	static const char *const prefixes[] = { "__x64_sys_", "__arm64_sys_", NULL };
 	char line[512], sym[256], type;
 	unsigned long long a;
 	int got = 0, i;
@@ -140,6 +140,30 @@ static inline int open_syscall_kprobes(struct perf_event_attr *attr, int *fds, i
 	}
 	fclose(f);
 	return got;
+}
+
+/* Kprobe events on up to @n distinct syscall entry points, as above. */
+static inline int open_syscall_kprobes(struct perf_event_attr *attr, int *fds, int n,
+				       char (*names)[SYSCALL_NAME_MAX])
+{
+	static const char *const prefixes[] = { "__x64_sys_", "__arm64_sys_", NULL };
+
+	return open_prefixed_kprobes(attr, prefixes, fds, n, names);
+}
+
+/*
+ * Kprobe events on up to @n distinct functions that nothing calls once the
+ * kernel has booted: the KUnit cases of the Rust doctests, which ran at
+ * boot.  A teardown test disarms them while other tasks run on, which can
+ * then not be entering a function whose probe is being disarmed (under
+ * QEMU's multi-threaded TCG, a vCPU that did has died on the int3 of a
+ * probe another vCPU had just removed).
+ */
+static inline int open_unused_kprobes(struct perf_event_attr *attr, int *fds, int n)
+{
+	static const char *const prefixes[] = { "rust_doctest_", NULL };
+
+	return open_prefixed_kprobes(attr, prefixes, fds, n, NULL);
 }
 
 /* Open @n uprobe events on the first @n instructions of probe_nops() in @path. */
