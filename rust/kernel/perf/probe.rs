@@ -71,7 +71,10 @@ impl<'a, T: Pmu> EventInit<'a, T> {
     ///         if !event.perfmon_capable() {
     ///             return Err(EACCES);
     ///         }
-    ///         core::mem::forget(event.init_kprobe(Some(PROBED), false)?);
+    ///         let prepared = event.init_kprobe(Some(PROBED), false)?;
+    ///         // What the event holds is not in `prepared`: forgetting it drops nothing.
+    ///         #[allow(clippy::forget_non_drop)]
+    ///         core::mem::forget(prepared);
     ///         ATTACHED.store(probed(), Ordering::Relaxed);
     ///         Err(EINVAL)
     ///     }
