@@ -314,9 +314,82 @@ out:
 	return ret;
 }
 
-/* The map of an image that replaces a map is in the maps, also by name */
+/* Whether the kcore code of the image at @addr is @size bytes */
+static bool check_kcore_code(struct machine *machine, struct dso *dso, u64 size)
+{
+	u64 has = dso__kcore_code_size(dso, map__dso(machine__kernel_map(machine)));
+
+	if (has != size)
+		pr_debug("kcore has %#llx bytes of the image, not %#llx\n",
+			 (unsigned long long)has, (unsigned long long)size);
+	return has == size;
+}
+
+/*
+ * The code kcore has of an image, as loading kcore found it: up to where
+ * another image takes its space, none once its map goes
+ */
+static int test__ksymbol_kcore_code(struct test_suite *t __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	const u64 addr = AREA_START + 0x1000;
+	struct machine machine;
+	struct map *map = NULL;
+	struct dso *dso = NULL;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, addr, 0x100, P1))
+		goto out;
+	/* As loading kcore, from a kcore with no kallsyms beside it now */
+	dso__set_binary_type(map__dso(machine.vmlinux_map), DSO_BINARY_TYPE__KCORE);
+	dso__set_long_name(map__dso(machine.vmlinux_map), "/nonexistent/kcore", false);
+	map = maps__find(machine__kernel_maps(&machine), addr);
+	if (!map)
+		goto out;
+	dso = dso__get(map__dso(map));
+	dso__kcore_code(dso)->offset = AREA_PGOFF + addr - AREA_START;
+	dso__kcore_code(dso)->size = 0x100;
+	if (!CHECK("code as loaded", check_kcore_code(&machine, dso, 0x100)))
+		goto out;
+
+	/* An image whose REGISTER came before P1's UNREGISTER */
+	if (REGISTER(&machine, addr + 0x80, 0x80, P2))
+		goto out;
+	if (!CHECK("code up to the next image", check_kcore_code(&machine, dso, 0x80)))
+		goto out;
+	if (UNREGISTER(&machine, addr, 0x80, P1))
+		goto out;
+	if (!CHECK("no code once unregistered", check_kcore_code(&machine, dso, 0)))
+		goto out;
+	ret = TEST_OK;
+out:
+	dso__put(dso);
+	map__put(map);
+	machine__exit(&machine);
+	return ret;
+}
+
+/* The maps sorted by name, which changes to the maps must keep right or drop */
+static void sort_by_name(struct maps *kmaps)
+{
+	map__put(maps__find_by_name(kmaps, "[kernel.kallsyms]"));
+}
+
+/*
+ * The maps of images that come and go are in the maps, also by name, while
+ * the maps are sorted by name too
+ */
 static int test__ksymbol_by_name(struct test_suite *t __maybe_unused, int subtest __maybe_unused)
 {
+	const u64 addr = AREA_START + 0x2000;
+	const struct map_def extended[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, addr },
+		{ P1, addr, addr + 0x1000 },
+		{ "[kernel.kallsyms]", addr + 0x1000, AREA_END },
+		{},
+	};
 	struct machine machine;
 	struct maps *kmaps;
 	struct map *map = NULL;
@@ -325,8 +398,7 @@ static int test__ksymbol_by_name(struct test_suite *t __maybe_unused, int subtes
 	if (fake_machine__init(&machine, /*kcore=*/true))
 		goto out;
 	kmaps = machine__kernel_maps(&machine);
-	/* The maps sorted by name, which the new map must not go past */
-	map__put(maps__find_by_name(kmaps, "[kernel.kallsyms]"));
+	sort_by_name(kmaps);
 
 	/* It covers the kcore map whole, which it replaces */
 	if (REGISTER(&machine, AREA_START, AREA_END - AREA_START, P1))
@@ -336,9 +408,163 @@ static int test__ksymbol_by_name(struct test_suite *t __maybe_unused, int subtes
 		goto out;
 	if (!CHECK("image's map in the kernel maps", map__kmaps(map) == kmaps))
 		goto out;
+	map__zput(map);
+
+	/* Its UNREGISTER gives the kcore map back */
+	sort_by_name(kmaps);
+	if (UNREGISTER(&machine, AREA_START, AREA_END - AREA_START, P1))
+		goto out;
+	if (!CHECK("kcore map back", check_maps(&machine, kcore_whole)))
+		goto out;
+	map = maps__find_by_name(kmaps, P1);
+	if (!CHECK("image's map gone by name", !map))
+		goto out;
+
+	/* An estimate, an image inside it, the exact length past that image */
+	sort_by_name(kmaps);
+	if (REGISTER(&machine, addr, 0x10000, P1) ||
+	    REGISTER(&machine, addr + 0x800, 0x100, P2))
+		goto out;
+	sort_by_name(kmaps);
+	if (REGISTER(&machine, addr, 0x1000, P1))
+		goto out;
+	if (!CHECK("exact length", check_maps(&machine, extended)))
+		goto out;
+	sort_by_name(kmaps);
+	if (UNREGISTER(&machine, addr, 0x1000, P1))
+		goto out;
+	if (!CHECK("kcore map whole", check_maps(&machine, kcore_whole)))
+		goto out;
+	map = maps__find_by_name(kmaps, P2);
+	if (!CHECK("image's map gone by name", !map))
+		goto out;
 	ret = TEST_OK;
 out:
 	map__put(map);
+	machine__exit(&machine);
+	return ret;
+}
+
+/*
+ * An image that starts below the kernel's main map ends where it starts: the
+ * main map stays whole, and the kernel's map
+ */
+static int test__ksymbol_main_map_edge(struct test_suite *t __maybe_unused,
+				       int subtest __maybe_unused)
+{
+	const struct map_def clipped[] = {
+		{ P1, KERNEL_START - 0x80, KERNEL_START },
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", AREA_START, AREA_END },
+		{},
+	};
+	struct machine machine;
+	struct map *map = NULL;
+	int ret = TEST_FAIL;
+
+	if (fake_machine__init(&machine, /*kcore=*/true) ||
+	    REGISTER(&machine, KERNEL_START - 0x80, 0x100, P1))
+		goto out;
+	map = maps__find(machine__kernel_maps(&machine), KERNEL_START + 0x10);
+	if (!CHECK("main map kept", map && RC_CHK_EQUAL(map, machine.vmlinux_map)))
+		goto out;
+	if (!CHECK("image's map clipped", check_maps(&machine, clipped)))
+		goto out;
+	if (!CHECK("image named", !strcmp(sym_name(&machine, KERNEL_START - 0x10), P1)))
+		goto out;
+	if (UNREGISTER(&machine, KERNEL_START - 0x80, 0x100, P1))
+		goto out;
+	if (!CHECK("image's map removed", check_maps(&machine, kcore_whole)))
+		goto out;
+	ret = TEST_OK;
+out:
+	map__put(map);
+	machine__exit(&machine);
+	return ret;
+}
+
+/* Register then unregister each image of @images, @nr, in turn */
+static bool images_come_and_go(struct machine *machine, const u64 (*images)[2], unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (REGISTER(machine, images[i][0], images[i][1], i ? P2 : P1))
+			return false;
+	}
+	for (i = 0; i < nr; i++) {
+		if (UNREGISTER(machine, images[i][0], images[i][1], i ? P2 : P1))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Images at the edges of a kcore map, and next to the kernel's main map:
+ * what they leave goes back to the kcore map
+ */
+static int test__ksymbol_kcore_edges(struct test_suite *t __maybe_unused,
+				     int subtest __maybe_unused)
+{
+	static const u64 at_end[][2] = { { AREA_END - 0x100, 0x100 } };
+	static const u64 at_start[][2] = { { AREA_START, 0x100 } };
+	static const u64 packed[][2] = {
+		{ AREA_START, 0x100 },
+		{ AREA_START + 0x100, 0x100 },
+	};
+	static const u64 packed_at_end[][2] = {
+		{ AREA_END - 0x100, 0x100 },
+		{ AREA_END - 0x200, 0x100 },
+	};
+	static const u64 next_to_main[][2] = { { KERNEL_END, 0x100 } };
+	static const struct {
+		const char *desc;
+		const u64 (*images)[2];
+		unsigned int nr;
+	} cases[] = {
+		{ "image at the end", at_end, ARRAY_SIZE(at_end) },
+		{ "image at the start", at_start, ARRAY_SIZE(at_start) },
+		{ "images packed at the start", packed, ARRAY_SIZE(packed) },
+		{ "images packed at the end", packed_at_end, ARRAY_SIZE(packed_at_end) },
+	};
+	/* kcore's next segment right after the main map's */
+	const struct map_def next_segment[] = {
+		{ "[kernel.kallsyms]", KERNEL_START, KERNEL_END },
+		{ "[kernel.kallsyms]", KERNEL_END, KERNEL_END + 0x100000 },
+		{ "[kernel.kallsyms]", AREA_START, AREA_END },
+		{},
+	};
+	struct machine machine;
+	struct map *map;
+	unsigned int i;
+	int ret = TEST_FAIL;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (fake_machine__init(&machine, /*kcore=*/true) ||
+		    !images_come_and_go(&machine, cases[i].images, cases[i].nr))
+			goto out;
+		if (!CHECK(cases[i].desc, check_maps(&machine, kcore_whole)))
+			goto out;
+		machine__exit(&machine);
+	}
+
+	if (fake_machine__init(&machine, /*kcore=*/true))
+		goto out;
+	map = map__clone(machine.vmlinux_map);
+	if (!map)
+		goto out;
+	map__set_start(map, KERNEL_END);
+	map__set_end(map, KERNEL_END + 0x100000);
+	map__set_pgoff(map, map__pgoff(machine.vmlinux_map) + KERNEL_END - KERNEL_START);
+	err = maps__insert(machine__kernel_maps(&machine), map);
+	map__put(map);
+	if (err || !images_come_and_go(&machine, next_to_main, ARRAY_SIZE(next_to_main)))
+		goto out;
+	if (!CHECK("image next to the main map", check_maps(&machine, next_segment)))
+		goto out;
+	ret = TEST_OK;
+out:
 	machine__exit(&machine);
 	return ret;
 }
@@ -731,6 +957,9 @@ static struct test_case tests__ksymbol[] = {
 	TEST_CASE("Images in the kernel's main map", ksymbol_main_map),
 	TEST_CASE("UNREGISTER of images", ksymbol_unregister),
 	TEST_CASE("Images in a kcore map", ksymbol_kcore),
+	TEST_CASE("Images at the edges of a kcore map", ksymbol_kcore_edges),
+	TEST_CASE("kcore code of images", ksymbol_kcore_code),
+	TEST_CASE("An image below the kernel's main map", ksymbol_main_map_edge),
 	TEST_CASE("Image maps by name", ksymbol_by_name),
 	TEST_CASE("Images among images", ksymbol_images),
 	TEST_CASE("A longer image at a shorter one's address", ksymbol_longer),

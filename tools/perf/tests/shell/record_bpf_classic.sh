@@ -89,6 +89,15 @@ failed() {
   err=1
 }
 
+# explain REPORT DATA NAME: what perf made of a recording that names too
+# few samples NAME
+explain() {
+  echo "The report's largest entries:"
+  sort -k2 -n -r "$1" | head -5
+  echo "The recording's KSYMBOL records of $3:"
+  perf script -i "$2" --show-bpf-events 2>/dev/null | grep -m 4 "KSYMBOL.* $3\$"
+}
+
 report() {
   perf report -i "$1" --stdio --sort sym -F overhead,sample,sym -q "${@:2}" 2>/dev/null
 }
@@ -105,6 +114,7 @@ test_predating() {
   report "${tmp}/predating.data" >"${tmp}/predating.report"
   n=$(samples "${tmp}/predating.report" "${a_name}")
   if [ "${n}" -lt "${min_samples}" ]; then
+    explain "${tmp}/predating.report" "${tmp}/predating.data" "${a_name}"
     failed "${name}" "${n} samples named ${a_name}"
     return
   fi
@@ -161,6 +171,7 @@ test_reused_address() {
   kill_workloads
   n=$(samples "${tmp}/reuse.report" "${a_name}")
   if [ "${n}" -lt "${min_samples}" ]; then
+    explain "${tmp}/reuse.report" "${tmp}/reuse.data" "${a_name}"
     failed "${name}" "${n} samples named ${a_name}"
     fails=1
   fi

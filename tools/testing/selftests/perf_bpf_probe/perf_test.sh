@@ -12,7 +12,7 @@
 
 here=$(cd "$(dirname "$0")" && pwd)
 tests=("KSYMBOL records in the kernel maps" "perf names the JIT images of classic BPF")
-cases=12
+cases=15
 
 ktap_print_header
 ktap_set_plan "$cases"
