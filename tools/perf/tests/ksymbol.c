@@ -446,8 +446,9 @@ out:
 }
 
 /*
- * An image that starts below the kernel's main map ends where it starts: the
- * main map stays whole, and the kernel's map
+ * An image that starts below the kernel's main map ends where the main map
+ * starts: the main map stays whole, and the space the image took goes back
+ * to the kcore map when it goes.
  */
 static int test__ksymbol_main_map_edge(struct test_suite *t __maybe_unused,
 				       int subtest __maybe_unused)
