@@ -4,8 +4,8 @@
 # and ioctl results for bad and unusual input).  Fails when the two tables
 # differ but for the rows qemu/expect/abi-diff states as intended (and the
 # patched kernel has the stated value there), when either lacks a case of
-# probe_errno.c or a sysfs file, when
-# the table program did not exit 0 on both, or on a kernel report.
+# probe_errno.c or a sysfs file, when the table program did not exit 0 on
+# both, or on a kernel report.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
