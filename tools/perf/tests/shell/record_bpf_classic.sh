@@ -8,7 +8,8 @@
 #
 #  1. one that predates the recording and is gone before the report, by the
 #     record perf synthesized when it started;
-#  2. perf annotate shows its instructions, from kcore (perf record --kcore);
+#  2. perf annotate shows its instructions, from the copy of kcore that
+#     perf record --kcore makes, also once it was freed during the recording;
 #  3. filters that take its address after the recording, which kallsyms
 #     lists when perf report reads /proc/kcore, do not name its samples;
 #  4. perf top names one that predates it.
@@ -68,8 +69,9 @@ start_filter() {
   [ -n "${new}" ] || return 2
 }
 
-# wait_gone PID NAME: PID exits, and kallsyms no longer lists NAME
+# wait_gone PID NAME: stop PID, and kallsyms no longer lists NAME
 wait_gone() {
+  kill "$1"
   wait "$1"
   for _ in $(seq 100); do
     grep -q " $2\b" /proc/kallsyms || return 0
@@ -106,7 +108,7 @@ test_predating() {
   local name="A filter that predates the recording" a_pid a_name n
 
   echo "${name}"
-  start_filter 4 1000 1 || { failed "${name}" "no filter"; return; }
+  start_filter 60 1000 1 || { failed "${name}" "no filter"; return; }
   a_pid=${fpid}
   a_name=${fname}
   perf record -a -e cpu-clock -o "${tmp}/predating.data" -- sleep 2 2>/dev/null
@@ -121,6 +123,18 @@ test_predating() {
   echo "${name} [Success: ${n} samples]"
 }
 
+# annotate DATA NAME CASE: perf annotate shows instructions of NAME
+annotate() {
+  perf annotate -i "$1" --stdio -s "$2" >"${tmp}/annotate.out" 2>&1
+  if [ "$(grep -cE "${disasm_regex}" "${tmp}/annotate.out")" -lt 10 ]; then
+    head -5 "${tmp}/annotate.out"
+    failed "$3" "no instructions"
+    return 1
+  fi
+}
+
+# A filter that outlives the recording, and one freed during it: the copy of
+# kcore that perf record made when it started has the code of both.
 test_annotate() {
   local name="Annotate a filter from kcore"
 
@@ -129,14 +143,14 @@ test_annotate() {
     echo "${name} [Skipped: no objdump]"
     return
   fi
-  start_filter 6 1000 2 || { failed "${name}" "no filter"; return; }
+  start_filter 60 1000 2 || { failed "${name}" "no filter"; return; }
   perf record -a --kcore -e cpu-clock -o "${tmp}/kcore.data" -- sleep 2 2>/dev/null
-  perf annotate -i "${tmp}/kcore.data" --stdio -s "${fname}" >"${tmp}/annotate.out" 2>&1
-  if [ "$(grep -cE "${disasm_regex}" "${tmp}/annotate.out")" -lt 10 ]; then
-    head -5 "${tmp}/annotate.out"
-    failed "${name}" "no instructions"
-    return
-  fi
+  annotate "${tmp}/kcore.data" "${fname}" "${name}" || return
+  # The recorded workload frees the filter once it ran for a second.
+  perf record -a --kcore -e cpu-clock -o "${tmp}/freed.data" -- \
+    sh -c "sleep 1; kill ${fpid}; while grep -q ' ${fname}\b' /proc/kallsyms; do sleep 0.1; done" \
+    2>/dev/null
+  annotate "${tmp}/freed.data" "${fname}" "${name} freed while recorded" || return
   echo "${name} [Success]"
 }
 
@@ -146,7 +160,7 @@ test_reused_address() {
 
   echo "${name}"
   # A larger filter, then smaller ones in the space it leaves
-  start_filter 4 2000 3 || { failed "${name}" "no filter"; return; }
+  start_filter 60 2000 3 || { failed "${name}" "no filter"; return; }
   a_pid=${fpid}
   a_addr=${faddr}
   a_name=${fname}
@@ -185,13 +199,21 @@ test_reused_address() {
 }
 
 test_top() {
-  local name="perf top names a filter that predates it"
+  local name="perf top names a filter that predates it" top_pid
 
   echo "${name}"
-  start_filter 16 1000 14 || { failed "${name}" "no filter"; return; }
-  # Its keyboard input stays open, and empty.
-  sleep 14 | timeout -s INT 12 perf top --stdio -a -e cpu-clock -d 2 --sort sym \
-    >"${tmp}/top.out" 2>&1
+  start_filter 60 1000 14 || { failed "${name}" "no filter"; return; }
+  # Its keyboard input stays open, and empty; it runs until it shows the
+  # filter, for a minute at most.
+  sleep 60 | perf top --stdio -a -e cpu-clock -d 1 --sort sym >"${tmp}/top.out" 2>&1 &
+  top_pid=$!
+  for _ in $(seq 600); do
+    grep -q "${fname}" "${tmp}/top.out" && break
+    kill -0 "${top_pid}" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -INT "${top_pid}" 2>/dev/null
+  wait "${top_pid}"
   if ! grep -q "${fname}" "${tmp}/top.out"; then
     tail -20 "${tmp}/top.out"
     failed "${name}" "${fname} not shown"

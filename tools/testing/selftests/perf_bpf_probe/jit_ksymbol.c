@@ -7,9 +7,11 @@
  */
 #define _GNU_SOURCE
 #include <grp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -20,7 +22,9 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/netlink.h>
 #include <linux/ppp-ioctl.h>
+#include <linux/rtnetlink.h>
 #include <linux/seccomp.h>
 
 #include "../kselftest_harness.h"
@@ -94,6 +98,266 @@ static int wait_unregister(struct ksym_listener *l, int reg)
 	}
 	return u;
 }
+
+/*
+ * After the free: the UNREGISTER that pairs with the REGISTER at @reg (same
+ * address, length and name) on the CPU-wide listener, and the symbol gone
+ * from /proc/kallsyms.  The record is sent before the symbol is unlisted,
+ * so the listing is polled.  The index of the record, or < 0.
+ */
+static int classic_unregistered(struct __test_metadata *_metadata, struct ksym_listener *l,
+				int reg)
+{
+	struct ksym_record *r = &l->rec[reg];
+	int u = wait_unregister(l, reg), t, listed = 1;
+
+	if (u < 0)
+		return u;
+	for (t = 0; t < KSYM_POLLS && listed; t++) {
+		listed = kallsyms_has(r->name, r->addr);
+		if (listed)
+			usleep(10000);
+	}
+	EXPECT_EQ(0, listed) TH_LOG("%s at %#llx still in /proc/kallsyms after its UNREGISTER",
+				    r->name, (unsigned long long)r->addr);
+	/* Who sent it: the test, or the worker of a deferred free. */
+	TH_LOG("UNREGISTER of %s from pid %u (the test is %d)", r->name, l->rec[u].pid,
+	       getpid());
+	return u;
+}
+
+/*
+ * The image of the REGISTER at @reg still lives: listed in /proc/kallsyms,
+ * and no UNREGISTER for it yet.
+ */
+static void classic_lives(struct __test_metadata *_metadata, struct ksym_listener *l, int reg)
+{
+	struct ksym_record *r = &l->rec[reg];
+
+	ksym_drain(l);
+	EXPECT_EQ(-1, ksym_unregister_of(l, reg)) TH_LOG("%s unregistered while in use", r->name);
+	EXPECT_TRUE(kallsyms_has(r->name, r->addr))
+		TH_LOG("%s at %#llx not in /proc/kallsyms while in use", r->name,
+		       (unsigned long long)r->addr);
+}
+
+/* Bring the loopback device up (virtme-ng's guest may leave it down); 0 or -errno. */
+static int loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s = udp_socket(), err = 0;
+
+	if (s < 0)
+		return -errno;
+	if (ioctl(s, SIOCGIFFLAGS, &ifr)) {
+		err = -errno;
+	} else if (!(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr))
+			err = -errno;
+	}
+	close(s);
+	return err;
+}
+
+/* A socket of @type bound to 127.0.0.1:@port (0: any free port), or -1. */
+static int loopback_socket(int type, uint16_t port, int reuseport)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int s = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return -1;
+	if ((reuseport && setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &reuseport, sizeof(reuseport))) ||
+	    bind(s, (struct sockaddr *)&sin, sizeof(sin))) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* The local port of socket @s, 0 if none. */
+static uint16_t local_port(int s)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	if (getsockname(s, (struct sockaddr *)&sin, &len))
+		return 0;
+	return ntohs(sin.sin_port);
+}
+
+/*
+ * What runs while a test frees its images, so that a debug kernel (KASAN,
+ * lockdep) reports a use-after-free or a wrong context on the free paths: a
+ * child that reads /proc/kallsyms over and over (the reader walks the BPF
+ * symbols while they are removed), with cpu-clock events on every CPU that
+ * sample callchains (from the timer interrupt, the unwinder looks return
+ * addresses up among the BPF symbols; the guess unwinder every word of the
+ * stack), and that sends datagrams to 127.0.0.1:@port when @port is not 0,
+ * so that the filters being freed still run.
+ */
+struct churn {
+	pid_t pid;
+	int stop;	/* closed to stop the child */
+	int result;	/* the child's status, then its counts */
+};
+
+struct churn_counts {
+	long kallsyms_reads;	/* read()s of /proc/kallsyms that returned data */
+	long samples;		/* PERF_RECORD_SAMPLE records */
+	long sent;		/* datagrams sent */
+};
+
+#define CHURN_PERIOD_NS 100000	/* 10 kHz on each CPU */
+#define CHURN_PAGES 8
+
+/* The samples in @mp's ring of @size bytes since the last call. */
+static long churn_samples(struct perf_event_mmap_page *mp, size_t size)
+{
+	const char *data = (const char *)mp + sysconf(_SC_PAGESIZE);
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE), tail = mp->data_tail;
+	long n = 0;
+
+	while (tail < head) {
+		struct perf_event_header hdr;
+
+		ksym_copy(&hdr, data, tail, sizeof(hdr), size);
+		if (hdr.size < sizeof(hdr))
+			break;
+		n += hdr.type == PERF_RECORD_SAMPLE;
+		tail += hdr.size;
+	}
+	__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* The churn child; its exit status. */
+static int churn_run(int result, int stop, uint16_t port)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = CHURN_PERIOD_NS,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+	};
+	struct sockaddr_in dst = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	size_t pg = sysconf(_SC_PAGESIZE), size = CHURN_PAGES * pg;
+	int ncpus = sysconf(_SC_NPROCESSORS_ONLN), cpu, fd, kfd = -1, err = 0, t = 0;
+	struct perf_event_mmap_page *mp[MAX_CPUS];
+	struct churn_counts n = { 0 };
+	int s = udp_socket();
+	static char buf[4096];
+	struct pollfd p;
+	ssize_t r;
+
+	if (ncpus > MAX_CPUS)
+		ncpus = MAX_CPUS;
+	for (cpu = 0; cpu < ncpus && !err; cpu++) {
+		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		mp[cpu] = fd < 0 ? MAP_FAILED : mmap(NULL, size + pg, PROT_READ | PROT_WRITE,
+						     MAP_SHARED, fd, 0);
+		if (mp[cpu] == MAP_FAILED)
+			err = errno;
+	}
+	if (s < 0)
+		err = errno;
+	if (write(result, &err, sizeof(err)) != sizeof(err) || err)
+		return 1;
+	for (;;) {
+		/* Asked to stop (or the test is gone): once it sampled, or at the bound. */
+		p = (struct pollfd){ .fd = stop, .events = POLLIN };
+		if (poll(&p, 1, 0) > 0) {
+			if (n.samples || t++ == KSYM_POLLS)
+				break;
+			usleep(10000);
+		}
+		if (kfd < 0)
+			kfd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+		r = kfd < 0 ? -1 : read(kfd, buf, sizeof(buf));
+		if (r > 0) {
+			n.kallsyms_reads++;
+		} else if (kfd >= 0) {
+			close(kfd);
+			kfd = -1;
+		}
+		if (port && sendto(s, "x", 1, 0, (struct sockaddr *)&dst, sizeof(dst)) == 1)
+			n.sent++;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			n.samples += churn_samples(mp[cpu], size);
+	}
+	return write(result, &n, sizeof(n)) == sizeof(n) ? 0 : 1;
+}
+
+/* Start the churn child; 0, or the errno of what failed. */
+static int churn_start(struct churn *c, uint16_t port)
+{
+	int result[2], stop[2], err = EIO;
+
+	if (pipe2(result, O_CLOEXEC))
+		return errno;
+	if (pipe2(stop, O_CLOEXEC)) {
+		err = errno;
+		close(result[0]);
+		close(result[1]);
+		return err;
+	}
+	c->pid = fork();
+	if (c->pid == 0) {
+		/*
+		 * Only its pipes: a copy of the test's sockets or files would
+		 * keep them from being freed at their close() in the test.
+		 */
+		if (dup2(result[1], 0) < 0 || dup2(stop[0], 1) < 0 || close_range(2, ~0U, 0))
+			_exit(1);
+		/* It ends with the test, also one that fails before churn_stop(). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(1);
+		_exit(churn_run(0, 1, port));
+	}
+	close(result[1]);
+	close(stop[0]);
+	c->stop = stop[1];
+	c->result = result[0];
+	if (c->pid < 0)
+		err = errno;
+	else if (read(c->result, &err, sizeof(err)) != sizeof(err))
+		err = EIO;
+	return err;
+}
+
+/* Stop the churn child: it read /proc/kallsyms, sampled and, to a port, sent. */
+static void churn_stop(struct __test_metadata *_metadata, struct churn *c, int sends)
+{
+	struct churn_counts n = { 0 };
+
+	close(c->stop);
+	if (read(c->result, &n, sizeof(n)) != sizeof(n))
+		memset(&n, 0, sizeof(n));
+	close(c->result);
+	EXPECT_EQ(0, reap(c->pid));
+	EXPECT_LT(0, n.kallsyms_reads) TH_LOG("the /proc/kallsyms reader read nothing");
+	EXPECT_LT(0, n.samples) TH_LOG("no callchain sample");
+	if (sends)
+		EXPECT_LT(0, n.sent) TH_LOG("no datagram sent through the filter");
+}
+
+/* Start the churn child with the harness's checks. */
+#define CHURN_START(c, port) do {						\
+	int __err = churn_start(c, port);					\
+									\
+	ASSERT_EQ(0, __err) TH_LOG("kallsyms reader and callchain sampler: %s",	\
+				   strerror(__err));				\
+} while (0)
 
 /* The sysctls the tests change, restored after each test, failed or not. */
 static const char *const sysctls[] = {
@@ -307,6 +571,255 @@ TEST_F(ksym, ppp_pass_filter_cbpf)
 	ASSERT_LE(0, reg);
 	close(fd);
 	EXPECT_LE(0, wait_unregister(&self->l, reg));
+}
+
+/*
+ * The deferred frees of classic images: sockets freed after an RCU grace
+ * period or with bottom halves disabled, where bpf_prog_free() retires the
+ * symbol from a worker, whose records only CPU-wide listeners get.  Each
+ * runs with the churn child reading /proc/kallsyms and sampling callchains.
+ */
+
+/* A UDP socket with a port is freed after an RCU grace period. */
+TEST_F_TIMEOUT(ksym, udp_bound_socket_filter, 120)
+{
+	struct sock_fprog *prog = classic_filter(7, 0xffff);
+	struct churn c;
+	int s, reg;
+
+	ASSERT_EQ(0, loopback_up());
+	s = loopback_socket(SOCK_DGRAM, 0, 0);
+	ASSERT_LE(0, s) TH_LOG("bound UDP socket: %s", strerror(errno));
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	reg = classic_registered(_metadata, &self->l, -1, "sock_filter");
+	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the socket filter");
+	/* The filter runs on the datagrams sent to the socket until it goes. */
+	CHURN_START(&c, local_port(s));
+	classic_lives(_metadata, &self->l, reg);
+	close(s);
+	ASSERT_LE(0, classic_unregistered(_metadata, &self->l, reg))
+		TH_LOG("no UNREGISTER after the close() of a bound UDP socket");
+	churn_stop(_metadata, &c, 1);
+}
+
+/* A netlink socket is freed from an RCU callback (deferred_put_nlk_sk()). */
+TEST_F_TIMEOUT(ksym, netlink_socket_filter, 120)
+{
+	struct sock_fprog *prog = classic_filter(8, 0xffffffff);
+	struct {
+		struct nlmsghdr nh;
+		struct rtgenmsg g;
+	} req = {
+		.nh.nlmsg_len = sizeof(req),
+		.nh.nlmsg_type = RTM_GETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.g.rtgen_family = AF_UNSPEC,
+	};
+	static char buf[65536];
+	struct churn c;
+	int s, reg;
+
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	ASSERT_LE(0, s) TH_LOG("netlink socket: %s", strerror(errno));
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	reg = classic_registered(_metadata, &self->l, -1, "sock_filter");
+	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the netlink socket's filter");
+	CHURN_START(&c, 0);
+	/* The filter runs on the replies of a dump (binding the socket). */
+	ASSERT_EQ(sizeof(req), send(s, &req, sizeof(req), 0));
+	EXPECT_LT(0, recv(s, buf, sizeof(buf), 0)) TH_LOG("no reply to RTM_GETLINK");
+	classic_lives(_metadata, &self->l, reg);
+	close(s);
+	ASSERT_LE(0, classic_unregistered(_metadata, &self->l, reg))
+		TH_LOG("no UNREGISTER after the close() of a netlink socket");
+	churn_stop(_metadata, &c, 0);
+}
+
+/* /proc/net/tcp lists a socket from port @lport to port @rport. */
+static int tcp_listed(uint16_t lport, uint16_t rport)
+{
+	unsigned int l, r;
+	char line[256];
+	FILE *f = fopen("/proc/net/tcp", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, " %*u: %*x:%x %*x:%x", &l, &r) == 2 && l == lport &&
+			r == rport;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A TCP listener with a filter and the connection it accepted, which
+ * shares it (sk_clone_lock()): the listener is freed after an RCU grace
+ * period, the connection when its FIN is acknowledged (in softirq, or in
+ * the closing task if the ACK waited in the socket's backlog); whichever
+ * goes last frees the image.
+ */
+static void tcp_listener_child(struct __test_metadata *_metadata, struct ksym_listener *l,
+			       int child_first)
+{
+	struct sock_fprog *prog = classic_filter(9, 0xffff);
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int ls, cs, as, reg, t, listed = 1;
+	uint16_t lport, cport;
+	struct churn c;
+	char x = 0;
+
+	ASSERT_EQ(0, loopback_up());
+	ls = loopback_socket(SOCK_STREAM, 0, 0);
+	ASSERT_LE(0, ls) TH_LOG("bound TCP socket: %s", strerror(errno));
+	ASSERT_EQ(0, setsockopt(ls, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	ASSERT_EQ(0, listen(ls, 1));
+	reg = classic_registered(_metadata, l, -1, "sock_filter");
+	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the listener's filter");
+	CHURN_START(&c, 0);
+
+	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sin, &len));
+	lport = ntohs(sin.sin_port);
+	cs = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, cs);
+	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sin, sizeof(sin)))
+		TH_LOG("connect: %s", strerror(errno));
+	cport = local_port(cs);
+	as = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	ASSERT_LE(0, as) TH_LOG("accept: %s", strerror(errno));
+	/* The child's filter (the listener's) runs on the data it receives. */
+	ASSERT_EQ(1, write(cs, "x", 1));
+	ASSERT_EQ(1, read(as, &x, 1));
+	/* One image for both sockets: no second REGISTER. */
+	ksym_drain(l);
+	EXPECT_EQ(-1, ksym_find(l, reg, 0, "_sock_filter")) TH_LOG("the child has an image");
+
+	if (child_first) {
+		/*
+		 * The client closes first: the child's FIN, once acknowledged,
+		 * frees it (LAST_ACK to CLOSE); the listener still holds the image.
+		 */
+		close(cs);
+		close(as);
+		for (t = 0; t < KSYM_POLLS && listed; t++) {
+			listed = tcp_listed(lport, cport);
+			if (listed)
+				usleep(10000);
+		}
+		ASSERT_EQ(0, listed) TH_LOG("the accepted connection never went");
+		classic_lives(_metadata, l, reg);
+		close(ls);
+	} else {
+		/* The connection holds the image past the listener's free. */
+		close(ls);
+		classic_lives(_metadata, l, reg);
+		close(cs);
+		close(as);
+	}
+	ASSERT_LE(0, classic_unregistered(_metadata, l, reg))
+		TH_LOG("no UNREGISTER after the listener and the connection were closed");
+	churn_stop(_metadata, &c, 0);
+}
+
+TEST_F_TIMEOUT(ksym, tcp_listener_child_close_listener_first, 120)
+{
+	tcp_listener_child(_metadata, &self->l, 0);
+}
+
+TEST_F_TIMEOUT(ksym, tcp_listener_child_close_child_first, 120)
+{
+	tcp_listener_child(_metadata, &self->l, 1);
+}
+
+#define GROUP 3
+
+/*
+ * A group of bound UDP sockets: its last socket leaves it at close() with
+ * bottom halves disabled (the hash slot's lock), and the group and its
+ * program are freed from RCU callbacks.
+ */
+TEST_F_TIMEOUT(ksym, reuseport_cbpf_bound_group, 120)
+{
+	struct sock_fprog *prog = classic_filter(4, 0);
+	int s[GROUP], i, reg;
+	uint16_t port = 0;
+	struct churn c;
+
+	ASSERT_EQ(0, loopback_up());
+	for (i = 0; i < GROUP; i++) {
+		s[i] = loopback_socket(SOCK_DGRAM, port, 1);
+		ASSERT_LE(0, s[i]) TH_LOG("socket %d of the group: %s", i, strerror(errno));
+		port = local_port(s[i]);
+	}
+	/* A bound socket's program is its group's. */
+	ASSERT_EQ(0, setsockopt(s[1], SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, prog, sizeof(*prog)));
+	reg = classic_registered(_metadata, &self->l, -1, "reuseport_cbpf");
+	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the group's program");
+	/* The program picks the socket of each datagram sent to the group. */
+	CHURN_START(&c, port);
+	for (i = 0; i < GROUP - 1; i++)
+		close(s[i]);
+	classic_lives(_metadata, &self->l, reg);
+	close(s[GROUP - 1]);
+	ASSERT_LE(0, classic_unregistered(_metadata, &self->l, reg))
+		TH_LOG("no UNREGISTER after the group's last socket was closed");
+	churn_stop(_metadata, &c, 1);
+}
+
+/* SO_ATTACH_FILTER on a packet socket, which sees every packet on lo. */
+TEST_F_TIMEOUT(ksym, packet_socket_filter, 120)
+{
+	struct sock_fprog *prog = classic_filter(10, 0xffff);
+	struct churn c;
+	int s, reg;
+
+	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (s < 0 && errno == EAFNOSUPPORT)
+		SKIP(return, "no AF_PACKET in this kernel (CONFIG_PACKET)");
+	ASSERT_LE(0, s) TH_LOG("packet socket: %s", strerror(errno));
+	ASSERT_EQ(0, loopback_up());
+	ASSERT_EQ(0, setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, prog, sizeof(*prog)));
+	reg = classic_registered(_metadata, &self->l, -1, "sock_filter");
+	ASSERT_LE(0, reg) TH_LOG("no REGISTER record for the packet socket's filter");
+	/* Datagrams to the discard port, seen by the packet socket's filter. */
+	CHURN_START(&c, 9);
+	classic_lives(_metadata, &self->l, reg);
+	close(s);
+	ASSERT_LE(0, classic_unregistered(_metadata, &self->l, reg))
+		TH_LOG("no UNREGISTER after the close() of a packet socket");
+	churn_stop(_metadata, &c, 1);
+}
+
+/*
+ * PPPIOCSPASS replaces the unit's pass filter under ppp_lock(), with
+ * bottom halves disabled: the first filter's image is retired by a worker.
+ */
+TEST_F_TIMEOUT(ksym, ppp_pass_filter_replaced, 120)
+{
+	int fd = open("/dev/ppp", O_RDWR | O_CLOEXEC), unit = -1, first, second;
+	struct churn c;
+
+	if (fd < 0 && (errno == ENOENT || errno == ENODEV || errno == ENXIO))
+		SKIP(return, "no /dev/ppp (CONFIG_PPP): %s", strerror(errno));
+	ASSERT_LE(0, fd) TH_LOG("/dev/ppp: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PPPIOCNEWUNIT, &unit)) TH_LOG("PPPIOCNEWUNIT: %s", strerror(errno));
+	CHURN_START(&c, 0);
+	ASSERT_EQ(0, ioctl(fd, PPPIOCSPASS, classic_filter(11, 1)))
+		TH_LOG("PPPIOCSPASS: %s", strerror(errno));
+	first = classic_registered(_metadata, &self->l, -1, "cbpf");
+	ASSERT_LE(0, first) TH_LOG("no REGISTER record for the first pass filter");
+	ASSERT_EQ(0, ioctl(fd, PPPIOCSPASS, classic_filter(12, 1)))
+		TH_LOG("second PPPIOCSPASS: %s", strerror(errno));
+	second = classic_registered(_metadata, &self->l, first, "cbpf");
+	ASSERT_LE(0, second) TH_LOG("no REGISTER record for the second pass filter");
+	ASSERT_LE(0, classic_unregistered(_metadata, &self->l, first))
+		TH_LOG("no UNREGISTER of the replaced pass filter");
+	classic_lives(_metadata, &self->l, second);
+	close(fd);
+	ASSERT_LE(0, classic_unregistered(_metadata, &self->l, second))
+		TH_LOG("no UNREGISTER of the pass filter after the unit was closed");
+	churn_stop(_metadata, &c, 0);
 }
 
 /* Every REGISTER has exactly one UNREGISTER, however many come and go. */
