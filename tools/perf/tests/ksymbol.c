@@ -326,11 +326,11 @@ static bool check_kcore_code(struct machine *machine, struct dso *dso, u64 size)
 }
 
 /*
- * The code kcore has of an image, as loading kcore found it.  /proc/kcore
- * has it up to where another image takes its space, and none once its map
- * goes; a copy of kcore (perf record --kcore) has it all, as it was copied.
+ * The code kcore has of an image, as loading kcore found it: up to where
+ * another image takes its space; once its map goes, none in /proc/kcore,
+ * and the same in a copy of kcore (perf record --kcore).
  */
-static int kcore_code(const char *kcore_filename, u64 next_image, u64 unregistered)
+static int kcore_code(bool copy, u64 unregistered)
 {
 	const u64 addr = AREA_START + 0x1000;
 	struct machine machine;
@@ -343,21 +343,21 @@ static int kcore_code(const char *kcore_filename, u64 next_image, u64 unregister
 		goto out;
 	/* As loading kcore, from a kcore with no kallsyms beside it now */
 	dso__set_binary_type(map__dso(machine.vmlinux_map), DSO_BINARY_TYPE__KCORE);
-	dso__set_long_name(map__dso(machine.vmlinux_map), kcore_filename, false);
+	dso__set_long_name(map__dso(machine.vmlinux_map), "/nonexistent/kcore", false);
 	map = maps__find(machine__kernel_maps(&machine), addr);
 	if (!map)
 		goto out;
 	dso = dso__get(map__dso(map));
 	dso__kcore_code(dso)->offset = AREA_PGOFF + addr - AREA_START;
 	dso__kcore_code(dso)->size = 0x100;
-	dso__kcore_code(dso)->copy = strcmp(kcore_filename, "/proc/kcore");
+	dso__kcore_code(dso)->copy = copy;
 	if (!CHECK("code as loaded", check_kcore_code(&machine, dso, 0x100)))
 		goto out;
 
 	/* An image whose REGISTER came before P1's UNREGISTER */
 	if (REGISTER(&machine, addr + 0x80, 0x80, P2))
 		goto out;
-	if (!CHECK("code once the next image came", check_kcore_code(&machine, dso, next_image)))
+	if (!CHECK("code up to the next image", check_kcore_code(&machine, dso, 0x80)))
 		goto out;
 	if (UNREGISTER(&machine, addr, 0x80, P1))
 		goto out;
@@ -375,10 +375,10 @@ static int test__ksymbol_kcore_code(struct test_suite *t __maybe_unused,
 				    int subtest __maybe_unused)
 {
 	pr_debug("/proc/kcore:\n");
-	if (kcore_code("/proc/kcore", 0x80, 0) != TEST_OK)
+	if (kcore_code(/*copy=*/false, 0) != TEST_OK)
 		return TEST_FAIL;
 	pr_debug("A copy of kcore:\n");
-	return kcore_code("/tmp/perf.data/kcore_dir/kcore", 0x100, 0x100);
+	return kcore_code(/*copy=*/true, 0x80);
 }
 
 /* The maps sorted by name, which changes to the maps must keep right or drop */

@@ -108,7 +108,7 @@ test_predating() {
   local name="A filter that predates the recording" a_pid a_name n
 
   echo "${name}"
-  start_filter 60 1000 1 || { failed "${name}" "no filter"; return; }
+  start_filter 600 1000 1 || { failed "${name}" "no filter"; return; }
   a_pid=${fpid}
   a_name=${fname}
   perf record -a -e cpu-clock -o "${tmp}/predating.data" -- sleep 2 2>/dev/null
@@ -143,13 +143,17 @@ test_annotate() {
     echo "${name} [Skipped: no objdump]"
     return
   fi
-  start_filter 60 1000 2 || { failed "${name}" "no filter"; return; }
-  perf record -a --kcore -e cpu-clock -o "${tmp}/kcore.data" -- sleep 2 2>/dev/null
+  start_filter 600 1000 2 || { failed "${name}" "no filter"; return; }
+  if ! perf record -a --kcore -e cpu-clock -o "${tmp}/kcore.data" -- sleep 2 2>/dev/null; then
+    failed "${name}" "perf record --kcore failed"
+    return
+  fi
   annotate "${tmp}/kcore.data" "${fname}" "${name}" || return
-  # The recorded workload frees the filter once it ran for a second.
+  # The recorded workload frees the filter once it ran for a second, and
+  # waits for kallsyms to drop it, for 10 s at most.
   perf record -a --kcore -e cpu-clock -o "${tmp}/freed.data" -- \
-    sh -c "sleep 1; kill ${fpid}; while grep -q ' ${fname}\b' /proc/kallsyms; do sleep 0.1; done" \
-    2>/dev/null
+    sh -c "sleep 1; kill ${fpid}; for i in \$(seq 100); do
+             grep -q ' ${fname}\b' /proc/kallsyms || break; sleep 0.1; done" 2>/dev/null
   annotate "${tmp}/freed.data" "${fname}" "${name} freed while recorded" || return
   echo "${name} [Success]"
 }
@@ -160,7 +164,7 @@ test_reused_address() {
 
   echo "${name}"
   # A larger filter, then smaller ones in the space it leaves
-  start_filter 60 2000 3 || { failed "${name}" "no filter"; return; }
+  start_filter 600 2000 3 || { failed "${name}" "no filter"; return; }
   a_pid=${fpid}
   a_addr=${faddr}
   a_name=${fname}
@@ -202,10 +206,10 @@ test_top() {
   local name="perf top names a filter that predates it" top_pid
 
   echo "${name}"
-  start_filter 60 1000 14 || { failed "${name}" "no filter"; return; }
+  start_filter 600 1000 14 || { failed "${name}" "no filter"; return; }
   # Its keyboard input stays open, and empty; it runs until it shows the
   # filter, for a minute at most.
-  sleep 60 | perf top --stdio -a -e cpu-clock -d 1 --sort sym >"${tmp}/top.out" 2>&1 &
+  sleep 90 | perf top --stdio -a -e cpu-clock -d 1 --sort sym >"${tmp}/top.out" 2>&1 &
   top_pid=$!
   for _ in $(seq 600); do
     grep -q "${fname}" "${tmp}/top.out" && break
@@ -213,7 +217,9 @@ test_top() {
     sleep 0.1
   done
   kill -INT "${top_pid}" 2>/dev/null
-  wait "${top_pid}"
+  # The filter and the sleep that feeds perf top: then perf top is done
+  kill_workloads
+  wait
   if ! grep -q "${fname}" "${tmp}/top.out"; then
     tail -20 "${tmp}/top.out"
     failed "${name}" "${fname} not shown"
