@@ -375,33 +375,43 @@ TEST_F(bpf, runs_once_per_hit)
 	close(fd);
 }
 
+/* What rust_pmus_registered looks for in /proc/kallsyms, read once. */
+struct pmu_symbols {
+	char callback[2][768];	/* the Rust event_init callbacks, "" if none */
+	int any_rust;		/* any Rust symbol */
+	int c_init;		/* core.c's event_init of either PMU */
+};
+
 /*
- * The first kallsyms symbol that contains every one of @parts (up to a NULL),
- * in @name; with @any_rust set, whether any Rust symbol exists.  0 if found.
+ * The first symbol that contains every one of @parts[i] (up to a NULL) in
+ * @syms->callback[i], for the two PMUs.  Debug kernels list /proc/kallsyms
+ * slowly: one read for all.
  */
-static int find_symbol(const char *const *parts, char *name, size_t size, int *any_rust)
+static int scan_symbols(const char *const parts[][4], struct pmu_symbols *syms)
 {
 	char line[1024], sym[768], type;
 	unsigned long long a;
 	FILE *f = fopen("/proc/kallsyms", "r");
-	int i, found = -1;
+	int i, p;
 
 	if (!f)
 		return -1;
-	*any_rust = 0;
+	memset(syms, 0, sizeof(*syms));
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %767s", &a, &type, sym) != 3)
 			continue;
-		*any_rust |= !strncmp(sym, "_R", 2);
-		for (i = 0; parts[i] && strstr(sym, parts[i]); i++)
-			;
-		if (!parts[i] && found) {
-			snprintf(name, size, "%s", sym);
-			found = 0;
+		syms->any_rust |= !strncmp(sym, "_R", 2);
+		syms->c_init |= !strcmp(sym, "perf_kprobe_event_init") ||
+				!strcmp(sym, "perf_uprobe_event_init");
+		for (p = 0; p < 2; p++) {
+			for (i = 0; parts[p][i] && strstr(sym, parts[p][i]); i++)
+				;
+			if (!parts[p][i] && !syms->callback[p][0])
+				snprintf(syms->callback[p], sizeof(syms->callback[p]), "%s", sym);
 		}
 	}
 	fclose(f);
-	return found;
+	return 0;
 }
 
 static void open_probe_event_of(const char *pmu)
@@ -432,26 +442,23 @@ TEST(rust_pmus_registered)
 		{ "7Adapter", "9probe_pmu9KprobePmuE", "19event_init_callback", NULL },
 		{ "7Adapter", "9probe_pmu9UprobePmuE", "19event_init_callback", NULL },
 	};
-	static const char *const c_inits[] = {
-		"perf_kprobe_event_init", "perf_uprobe_event_init", NULL,
-	};
-	char callback[768];
-	int i, any_rust, fd;
+	struct pmu_symbols syms;
+	int i, fd;
 
-	if (find_symbol(parts[0], callback, sizeof(callback), &any_rust) &&
-	    kernel_symbol(c_inits, NULL))
+	ASSERT_EQ(0, scan_symbols(parts, &syms)) TH_LOG("/proc/kallsyms: %s", strerror(errno));
+	if (!syms.callback[0][0] && syms.c_init)
 		SKIP(return, "the C probe PMUs: a kernel %s",
-		     any_rust ? "with PERF_PROBE_PMU_RUST=n" : "without Rust");
-	EXPECT_EQ(NULL, kernel_symbol(c_inits, NULL)) TH_LOG("core.c's event_init is in");
+		     syms.any_rust ? "with PERF_PROBE_PMU_RUST=n" : "without Rust");
+	EXPECT_EQ(0, syms.c_init) TH_LOG("core.c's event_init is in");
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, find_symbol(parts[i], callback, sizeof(callback), &any_rust))
+		ASSERT_NE(0, syms.callback[i][0])
 			TH_LOG("no Rust event_init callback of the %s PMU in kallsyms", pmus[i]);
-		fd = probe_open("kprobe", 0, callback, 0);
-		ASSERT_LE(0, fd) TH_LOG("kprobe on %s: %s", callback, strerror(-fd));
+		fd = probe_open("kprobe", 0, syms.callback[i], 0);
+		ASSERT_LE(0, fd) TH_LOG("kprobe on %s: %s", syms.callback[i], strerror(-fd));
 		open_probe_event_of(pmus[i]);
 		open_probe_event_of(pmus[1 - i]);
 		open_probe_event_of(pmus[i]);
-		EXPECT_EQ(2, read_count(fd)) TH_LOG("calls of %s", callback);
+		EXPECT_EQ(2, read_count(fd)) TH_LOG("calls of %s", syms.callback[i]);
 		close(fd);
 	}
 }
