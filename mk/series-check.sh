@@ -7,7 +7,8 @@
 # patch touches them, the selftests are built, incrementally, in
 # build/series-check-out, and perf when the patch touches tools/perf.  Fails
 # naming the first patch that does not apply, is not clean or does not build.
-# Prints one line per patch with its time.  SERIES_CHECK_FROM=N only applies
+# Prints one line per patch with its time, then the series' churn and its
+# largest patch (mk/churn.py).  SERIES_CHECK_FROM=N only applies
 # the patches before N (checked by an earlier run) and checks from N on.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -78,3 +79,6 @@ for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
 done
 say "series-check: every one of the $n patches applies, is checkpatch-clean and builds" \
 	"($((SECONDS - total)) s)"
+# How much of what the series adds a later patch of it removes again
+# (mk/churn.py; a report, for now: it fails nothing).
+"$ROOT/mk/churn.py" $(series_patches | sed "s|^|$ROOT/patches/|") | tail -n 1
