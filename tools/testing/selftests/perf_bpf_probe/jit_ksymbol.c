@@ -263,7 +263,7 @@ static int churn_run(int result, int stop, uint16_t port)
 	if (ncpus > MAX_CPUS)
 		ncpus = MAX_CPUS;
 	for (cpu = 0; cpu < ncpus && !err; cpu++) {
-		fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		mp[cpu] = fd < 0 ? MAP_FAILED : mmap(NULL, size + pg, PROT_READ | PROT_WRITE,
 						     MAP_SHARED, fd, 0);
 		if (mp[cpu] == MAP_FAILED)
