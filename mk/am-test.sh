@@ -2,8 +2,9 @@
 # make am-test: the series as a maintainer takes it.  Makes a git repository
 # of the pristine source in build/am-test (extracted from the Debian tarball
 # and committed as mk/tree.sh commits it), checks that its commit is the
-# cover letter's base-commit, runs `git am` of patches/*.patch (the cover
-# letter, which has no diff, is dropped), checks that the result is the
+# cover letters' base-commit, runs `git am` of patches/NAME/*.patch for each
+# series NAME of patches/series in order (the cover letters, which have no
+# diff, are dropped), checks that the result is the
 # series' tree, and builds it (base.config + patched.config) in
 # build/am-test-out.  AM_TEST_BUILD=0 stops before the build (the tree is
 # then the one `make kernel` builds, checked by its git tree hash).
@@ -12,7 +13,7 @@ set -euo pipefail
 
 dir=$BUILD/am-test
 out=$BUILD/am-test-out
-cover=$ROOT/patches/0000-cover-letter.patch
+cover=$ROOT/patches/$(series_names | head -n 1)/0000-cover-letter.patch
 start=$SECONDS
 
 say "extracting linux-source-6.12 $(ksrc_version) into $dir"
@@ -33,12 +34,14 @@ else
 	say "base-commit $base: the pristine source"
 fi
 
-git -C "$dir" -c user.name=am-test -c user.email=am-test@localhost \
-	am -q --keep-cr --empty=drop "$ROOT"/patches/*.patch ||
-	die "git am of patches/*.patch failed in $dir"
+for name in $(series_names); do
+	git -C "$dir" -c user.name=am-test -c user.email=am-test@localhost \
+		am -q --keep-cr --empty=drop "$ROOT/patches/$name"/*.patch ||
+		die "git am of patches/$name/*.patch failed in $dir"
+done
 n=$(git -C "$dir" rev-list --count "$commit..HEAD")
-want=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" | wc -l)
-[ "$n" = "$want" ] || die "git am made $n commits, patches/series has $want"
+want=$(series_patches | wc -l)
+[ "$n" = "$want" ] || die "git am made $n commits, the series have $want patches"
 "$ROOT/mk/tree.sh" patched >/dev/null
 [ "$(git -C "$dir" rev-parse 'HEAD^{tree}')" = "$(git -C "$BUILD/src-patched" rev-parse 'HEAD^{tree}')" ] ||
 	die "the tree git am made differs from build/src-patched (series + mirrored files)"

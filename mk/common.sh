@@ -49,11 +49,70 @@ ksrc_version() {
 		die "linux-source-6.12 is not installed: run 'make deps'"
 }
 
-# series_patches: the patch files of patches/series, in order, without
-# comments and blank lines.
-series_patches() {
+# patches/series names the series, one folder of patches/ each, in the
+# order they apply; a line "NAME: PREREQ..." names the series that NAME
+# needs applied first.  Each folder has its own `series` file (its patch
+# files, in order) and 0000-cover-letter.patch.
+
+# series_names: the series of patches/series, in order.
+series_names() {
 	[ ! -f "$ROOT/patches/series" ] ||
-		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"
+		sed -e 's/#.*//' -e 's/:.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$ROOT/patches/series"
+}
+
+# series_prereqs NAME: the series NAME needs applied first, directly or
+# through another one, in the order of patches/series.
+series_prereqs() {
+	local want=" $1 " name deps changed=1
+	# Close the set under "needs", then print it in series order.
+	while [ "$changed" = 1 ]; do
+		changed=0
+		while IFS=: read -r name deps; do
+			name=${name//[[:space:]]/}
+			case $want in *" $name "*) ;; *) continue ;; esac
+			for d in $deps; do
+				case $want in *" $d "*) ;; *) want="$want$d " changed=1 ;; esac
+			done
+		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
+	done
+	for name in $(series_names); do
+		[ "$name" != "$1" ] || continue
+		case $want in *" $name "*) echo "$name" ;; esac
+	done
+}
+
+# prereq_patches NAME: the patch files of the series NAME needs, in order,
+# as series_patches prints them (nothing when it needs none).
+prereq_patches() {
+	local prereqs
+	prereqs=$(series_prereqs "$1")
+	[ -z "$prereqs" ] || series_patches $prereqs
+}
+
+# series_patches [NAME...]: the patch files of the named series (default:
+# all of patches/series), in order, as FOLDER/FILE relative to patches/.
+series_patches() {
+	local name
+	for name in ${@:-$(series_names)}; do
+		[ -f "$ROOT/patches/$name/series" ] || die "patches/$name/series is missing"
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$name/|" "$ROOT/patches/$name/series"
+	done
+}
+
+# checkpatch SRC PATCH: scripts/checkpatch.pl --strict of the kernel tree SRC
+# on PATCH (under patches/), with the findings the project ignores:
+# FILE_PATH_CHANGES asks whether MAINTAINERS needs an update for new files
+# (the series' new files are covered by the entries it touches);
+# UNKNOWN_COMMIT_ID: the Debian source has no git history to look the
+# hashes of Fixes: tags up in (two public sources agree on each); perf's
+# shell tests describe themselves on line 2, where perf test reads it, and
+# have their SPDX tag on line 3, as perf's others; perf's workloads end on a
+# signal handler's volatile sig_atomic_t flag, as C requires of them.
+checkpatch() {
+	local src=$1 patch=$2 ignore=FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID
+	grep -q '^+++ b/tools/perf/tests/shell/' "$patch" && ignore+=,SPDX_LICENSE_TAG
+	grep -q '^+++ b/tools/perf/tests/workloads/' "$patch" && ignore+=,VOLATILE
+	(cd "$src" && scripts/checkpatch.pl --strict --no-tree --terse --ignore "$ignore" "$patch")
 }
 
 # base_field NAME: the value of NAME (version, base-commit) in patches/BASE.

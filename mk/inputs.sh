@@ -11,8 +11,7 @@ fragments=$(kernel_fragments "${1:-}") || die "usage: $0 KIND (see kernel_fragme
 	if [ "$(kernel_tree "$1")" = patched ]; then
 		if [ -f "$ROOT/patches/series" ]; then
 			cat "$ROOT/patches/series"
-			sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" |
-				while read -r p; do cat "$ROOT/patches/$p"; done
+			series_patches | while read -r p; do echo "$p"; cat "$ROOT/patches/$p"; done
 		fi
 		# Mirrored files under tools/ (selftests, perf) are not built
 		# into the kernel: the suite builds them at every run.

@@ -2,8 +2,9 @@
 # make lint: the series as a maintainer would check it.
 #  - the mirrored files are the ones the series adds (mk/tree.sh check);
 #  - scripts/checkpatch.pl --strict is clean on every patch;
-#  - the cover letter's subject, per-patch summary, shortlog and base-commit
-#    are those of the series and of patches/BASE (mk/cover.py), and the
+#  - each series' cover letter's subject, per-patch summary, shortlog,
+#    base-commit and prerequisite-patch-ids are those of the series, of
+#    patches/BASE and of the series it needs (mk/cover.py), and the
 #    installed source, when it is that base, gives that base-commit;
 #  - the Rust files the series adds or changes are rustfmt-clean;
 #  - the test verdict fails the runs it must (qemu/test_verdict.py).
@@ -17,24 +18,12 @@ src=$BUILD/src-patched
 "$ROOT/mk/tree.sh" patched
 
 fail=0
-say "checkpatch.pl --strict on $(grep -vc '^#' "$ROOT/patches/series") patches"
-for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
-	# FILE_PATH_CHANGES asks whether MAINTAINERS needs an update for new
-	# files; the series' new files are covered by the entries it touches.
-	# UNKNOWN_COMMIT_ID: the Debian source has no git history to look the
-	# hashes of Fixes: tags up in (two public sources agree on each).
-	# perf's shell tests describe themselves on line 2, where perf test
-	# reads it, and have their SPDX tag on line 3, as perf's others.
-	ignore=FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID
-	grep -q '^+++ b/tools/perf/tests/shell/' "$ROOT/patches/$p" && ignore+=,SPDX_LICENSE_TAG
-	# perf's workloads end on a signal handler's volatile sig_atomic_t flag,
-	# as C requires of them.
-	grep -q '^+++ b/tools/perf/tests/workloads/' "$ROOT/patches/$p" && ignore+=,VOLATILE
-	if ! out=$(cd "$src" && scripts/checkpatch.pl --strict --no-tree --terse \
-		--ignore "$ignore" "$ROOT/patches/$p" 2>&1); then
+say "checkpatch.pl --strict on $(series_patches | wc -l) patches"
+for p in $(series_patches); do
+	out=$(checkpatch "$src" "$ROOT/patches/$p" 2>&1) || {
 		echo "$out" >&2
 		fail=1
-	fi
+	}
 done
 
 # The cover letter's base-commit is the tested base's (patches/BASE).  On
@@ -50,9 +39,12 @@ elif [ "$pristine" != "$base" ]; then
 	fail=1
 fi
 
-say "the cover letter lists the series"
-python3 "$ROOT/mk/cover.py" check "$ROOT/patches/0000-cover-letter.patch" "$base" \
-	$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$ROOT/patches/|" "$ROOT/patches/series") || fail=1
+say "each cover letter lists its series: $(series_names | xargs)"
+for name in $(series_names); do
+	python3 "$ROOT/mk/cover.py" check "$ROOT/patches/$name/0000-cover-letter.patch" "$base" \
+		--prerequisites $(prereq_patches "$name" | sed "s|^|$ROOT/patches/|") -- \
+		$(series_patches "$name" | sed "s|^|$ROOT/patches/|") || fail=1
+done
 
 rs=$(git -C "$src" diff --name-only --diff-filter=AM pristine HEAD -- '*.rs')
 if [ -n "$rs" ]; then

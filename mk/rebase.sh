@@ -11,7 +11,6 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 DEV=$BUILD/dev
-COVER=$ROOT/patches/0000-cover-letter.patch
 git_d() { git -C "$DEV" "$@"; }
 
 [ "$(id -u)" = 0 ] || die "not root: cannot install $KSRC_PKG"
@@ -35,6 +34,7 @@ fi
 "$ROOT/mk/tree.sh" pristine
 worktree "$DEV"
 git_d checkout -q -f -B dev pristine
+git_d config rebase.updateRefs true
 
 say "applying the series to $new"
 for p in $(series_patches); do
@@ -50,12 +50,15 @@ for p in $(series_patches); do
 	[[ $how != *fuzz* ]] || fuzz=-C1
 	git_d am -q --keep-cr $fuzz "$ROOT/patches/$p" || die "git am $p failed in $DEV"
 	printf '    %-70s %s\n' "$p" "$how" >&2
+	# The last patch of series NAME: branch series/NAME, as make dev-tree.
+	[ "$p" != "$(series_patches "${p%%/*}" | tail -n 1)" ] || git_d branch -f "series/${p%%/*}" HEAD
 done
 
 # The cover letter's text and the README name the base: Debian's version
 # and the upstream version it packages.
 esc() { printf '%s' "$1" | sed 's/[.[\*^$/]/\\&/g'; }
-sed -i -e "s/$(esc "$old")/$new/g" -e "s/\\b$(esc "${old%%-*}")\\b/${new%%-*}/g" "$COVER"
+sed -i -e "s/$(esc "$old")/$new/g" -e "s/\\b$(esc "${old%%-*}")\\b/${new%%-*}/g" \
+	"$ROOT"/patches/*/0000-cover-letter.patch
 sed -i "s/tested on \*\*$(esc "$old")\*\*/tested on **$new**/" "$ROOT/README.md"
 grep -q "tested on \*\*$(esc "$new")\*\*" "$ROOT/README.md" ||
 	say "README.md has no 'tested on **$new**': update it by hand"

@@ -1,84 +1,117 @@
 #!/usr/bin/env bash
-# make series-check: the series as a bisecting maintainer sees it.  In the git
-# worktree build/series-check (of build/src-patched), starting at the pristine
-# source, each patch of patches/series in turn is applied with `git am`,
-# checked with checkpatch.pl --strict, and the kernel (with qemu/base.config
-# and qemu/patched.config, as far as the options exist yet) and, when the
-# patch touches them, the selftests are built, incrementally, in
-# build/series-check-out, and perf when the patch touches tools/perf.  Fails
-# naming the first patch that does not apply, is not clean or does not build.
-# Prints one line per patch with its time, then the series' churn and its
-# largest patch (mk/churn.py).  SERIES_CHECK_FROM=N only applies
-# the patches before N (checked by an earlier run) and checks from N on.
+# make series-check: the series as maintainers and bisecting users see them.
+#
+# First each series of patches/series is applied alone with `git am` to the
+# pristine source, after only the series it names as prerequisites.  Then,
+# in the git worktree build/series-check (of build/src-patched), starting at
+# the pristine source, every patch of every series in turn is applied with
+# `git am`, checked with checkpatch.pl --strict, and the kernel (with
+# qemu/base.config and qemu/patched.config, as far as the options exist yet)
+# is built incrementally in build/series-check-out, with the selftests of
+# the directories the patch touches and perf when it touches tools/perf.
+# Fails naming the first patch that does not apply, is not clean or does
+# not build.  Prints one line per patch with its time, then per series its
+# patches, its churn (the lines its patches add that a later patch of it
+# removes; mk/churn.py, at most 1 %) and its largest patch.
+# SERIES_CHECK_FROM=N only applies the patches before N (checked by an
+# earlier run) and checks from N on; SERIES_CHECK_BUILD=0 builds nothing.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 WT=$BUILD/series-check
 OUT=$BUILD/series-check-out
 log=$LOGS/series-check
+MAX_CHURN=1
 "$ROOT/mk/tree.sh" pristine
 git_w() { git -C "$WT" "$@"; }
+am() {
+	git_w -c user.name=series-check -c user.email=series-check@localhost \
+		am -q --keep-cr "$@" >"$log/am.log" 2>&1
+}
+reset() {
+	git_w am --abort 2>/dev/null || true
+	git_w checkout -q -f --detach pristine
+	git_w clean -q -f -d
+}
 worktree "$WT"
-git_w am --abort 2>/dev/null || true
-git_w checkout -q -f --detach pristine
-git_w clean -q -f -d
 mkdir -p "$OUT" "$log"
+
+for name in $(series_names); do
+	reset
+	prereqs=$(series_prereqs "$name" | xargs)
+	for p in $(prereq_patches "$name") $(series_patches "$name"); do
+		am "$ROOT/patches/$p" || die "series $name${prereqs:+ on $prereqs}: $p does not apply" \
+			"with git am to the pristine source (log: $log/am.log)"
+	done
+	say "series $name applies alone to the pristine source${prereqs:+, after $prereqs}"
+done
+
+reset
 kmake() { make -C "$WT" O="$OUT" "${KMAKE_VARS[@]}" "$@"; }
 configure() {
 	configure_kernel "$WT" "$OUT" "$log/config.log" "$ROOT/qemu/base.config" \
 		"$ROOT/qemu/patched.config"
 }
-
-n=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series" | wc -l)
+build=${SERIES_CHECK_BUILD:-1}
+n=$(series_patches | wc -l)
 i=0 total=$SECONDS
-configure || die "configuring the pristine tree failed: $log/config.log"
-for p in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series"); do
+[ "$build" = 0 ] || configure || die "configuring the pristine tree failed: $log/config.log"
+for p in $(series_patches); do
 	i=$((i + 1))
 	start=$SECONDS
+	am "$ROOT/patches/$p" || die "$p does not apply with git am: $log/am.log"
 	if [ "$i" -lt "${SERIES_CHECK_FROM:-1}" ]; then
-		git_w -c user.name=series-check -c user.email=series-check@localhost \
-			am -q --keep-cr "$ROOT/patches/$p" >"$log/am.log" 2>&1 ||
-			die "$p does not apply with git am: $log/am.log"
 		printf '%2d/%d %-64.64s applied\n' "$i" "$n" "$p"
-		[ "$((i + 1))" != "$SERIES_CHECK_FROM" ] || configure ||
+		[ "$build" = 0 ] || [ "$((i + 1))" != "$SERIES_CHECK_FROM" ] || configure ||
 			die "configuring after $p failed: $log/config.log"
 		continue
 	fi
-	git_w -c user.name=series-check -c user.email=series-check@localhost \
-		am -q --keep-cr "$ROOT/patches/$p" >"$log/am.log" 2>&1 ||
-		die "$p does not apply with git am: $log/am.log"
-	(cd "$WT" && scripts/checkpatch.pl --strict --no-tree --terse \
-		--ignore FILE_PATH_CHANGES "$ROOT/patches/$p") >"$log/checkpatch.log" 2>&1 || {
+	checkpatch "$WT" "$ROOT/patches/$p" >"$log/checkpatch.log" 2>&1 || {
 		cat "$log/checkpatch.log" >&2
 		die "$p is not checkpatch --strict clean"
 	}
-	changed=$(git_w diff --name-only HEAD~1 HEAD)
-	if grep -q 'Kconfig' <<<"$changed"; then
-		configure || die "configuring after $p failed: $log/config.log"
-	fi
-	run_logged "$log/$i.log" kmake -j"$JOBS" bzImage modules ||
-		die "the tree does not build after $p (log: $log/$i.log)"
-	what=kernel
-	if grep -q '^tools/testing/selftests/perf_bpf_probe/' <<<"$changed"; then
-		run_logged "$log/$i-headers.log" kmake headers ||
-			die "the uapi headers do not install after $p (log: $log/$i-headers.log)"
-		run_logged "$log/$i-selftests.log" make -C "$WT/tools/testing/selftests" \
-			O="$OUT/selftests" TARGETS=perf_bpf_probe FORCE_TARGETS=1 \
-			KHDR_INCLUDES="-isystem $OUT/usr/include" all ||
-			die "the selftests do not build after $p (log: $log/$i-selftests.log)"
-		what+=" + selftests"
-	fi
-	if grep -q '^tools/perf/' <<<"$changed"; then
-		mkdir -p "$OUT/perf"
-		run_logged "$log/$i-perf.log" make -C "$WT/tools/perf" O="$OUT/perf" \
-			-j"$JOBS" "${PERF_VARS[@]}" perf ||
-			die "perf does not build after $p (log: $log/$i-perf.log)"
-		what+=" + perf"
+	what=clean
+	if [ "$build" != 0 ]; then
+		changed=$(git_w diff --name-only HEAD~1 HEAD)
+		if grep -q 'Kconfig' <<<"$changed"; then
+			configure || die "configuring after $p failed: $log/config.log"
+		fi
+		run_logged "$log/$i.log" kmake -j"$JOBS" bzImage modules ||
+			die "the tree does not build after $p (log: $log/$i.log)"
+		what="clean, builds: kernel"
+		targets=$(sed -n 's|^tools/testing/selftests/\([^/]*\)/.*|\1|p' <<<"$changed" | sort -u | xargs)
+		if [ -n "$targets" ]; then
+			run_logged "$log/$i-headers.log" kmake headers ||
+				die "the uapi headers do not install after $p (log: $log/$i-headers.log)"
+			run_logged "$log/$i-selftests.log" make -C "$WT/tools/testing/selftests" \
+				O="$OUT/selftests" TARGETS="$targets" FORCE_TARGETS=1 \
+				KHDR_INCLUDES="-isystem $OUT/usr/include" all ||
+				die "the selftests do not build after $p (log: $log/$i-selftests.log)"
+			what+=" + selftests ($targets)"
+		fi
+		if grep -q '^tools/perf/' <<<"$changed"; then
+			mkdir -p "$OUT/perf"
+			run_logged "$log/$i-perf.log" make -C "$WT/tools/perf" O="$OUT/perf" \
+				-j"$JOBS" "${PERF_VARS[@]}" perf ||
+				die "perf does not build after $p (log: $log/$i-perf.log)"
+			what+=" + perf"
+		fi
 	fi
 	printf '%2d/%d %-64.64s %s in %4d s\n' "$i" "$n" "$p" "$what" $((SECONDS - start))
 done
-say "series-check: every one of the $n patches applies, is checkpatch-clean and builds" \
-	"($((SECONDS - total)) s)"
-# How much of what the series adds a later patch of it removes again
-# (mk/churn.py; a report, for now: it fails nothing).
-"$ROOT/mk/churn.py" $(series_patches | sed "s|^|$ROOT/patches/|") | tail -n 1
+if [ "$build" = 0 ]; then
+	say "series-check: every one of the $n patches applies and is checkpatch-clean (not built)"
+else
+	say "series-check: every one of the $n patches applies, is checkpatch-clean and builds" \
+		"($((SECONDS - total)) s)"
+fi
+
+# How much of what each series adds a later patch of it removes again.
+fail=0
+for name in $(series_names); do
+	printf '%-16s %2d patches; ' "$name" "$(series_patches "$name" | wc -l)"
+	"$ROOT/mk/churn.py" --max-percent "$MAX_CHURN" \
+		$(series_patches "$name" | sed "s|^|$ROOT/patches/|") | tail -n 1 | sed "s|$ROOT/patches/||" ||
+		fail=1
+done
+[ "$fail" = 0 ] || die "a series rewrites more than $MAX_CHURN % of what it adds (above)"

@@ -3,13 +3,18 @@
 # Debian's kernel source ignores every untracked top-level path in its
 # .gitignore: add new files in build/dev with `git add -f`.
 #
-#   series.sh dev       check out patches/series as branch "dev" of the git
-#                       worktree build/dev, one commit per patch
-#   series.sh export    write the commits pristine..dev of build/dev back to
-#                       patches/ (git format-patch, with the cover letter
-#                       0000-cover-letter.patch, whose text is kept) and copy
-#                       the files the series adds under the mirrored
-#                       directories into the project
+#   series.sh dev       check out the series of patches/series as branch
+#                       "dev" of the git worktree build/dev, one commit per
+#                       patch, with a branch series/NAME at the last commit of
+#                       each series (git rebase -i moves them with dev)
+#   series.sh export    write each series NAME, the commits
+#                       series/PREVIOUS..series/NAME of build/dev, back to
+#                       patches/NAME/ (git format-patch, with the cover letter
+#                       0000-cover-letter.patch, whose text is kept; its To:
+#                       and Cc: from get_maintainer.pl on that series alone,
+#                       its prerequisite-patch-id lines those of the series
+#                       it needs) and copy the files the series add under the
+#                       mirrored directories into the project
 #   series.sh refresh   fold edits of mirrored files into the last patch that
 #                       touches each file, then export
 set -euo pipefail
@@ -19,34 +24,53 @@ DEV=$BUILD/dev
 git_d() { git -C "$DEV" "$@"; }
 
 dev() {
+	local name p
 	"$ROOT/mk/tree.sh" patched >/dev/null
 	worktree "$DEV"
 	git_d checkout -q -f -B dev pristine
-	for p in $(series_patches); do
-		git_d am -q --keep-cr "$ROOT/patches/$p" || die "patch $p does not apply"
+	git_d config rebase.updateRefs true
+	for name in $(series_names); do
+		for p in $(series_patches "$name"); do
+			git_d am -q --keep-cr "$ROOT/patches/$p" || die "patch $p does not apply"
+		done
+		git_d branch -f "series/$name" HEAD
 	done
-	say "build/dev: branch dev has $(series_patches | wc -l) commits on pristine"
+	say "build/dev: branch dev has $(series_patches | wc -l) commits on pristine," \
+		"series/NAME the last of each series ($(series_names | xargs))"
 }
 
 export_series() {
-	local n added f cover old
-	n=$(git_d rev-list --count pristine..dev)
-	say "exporting $n commits of build/dev to patches/"
-	cover=$ROOT/patches/0000-cover-letter.patch
-	old=$BUILD/cover-letter.old
-	rm -f "$old"
-	[ ! -f "$cover" ] || mv "$cover" "$old"
-	rm -f "$ROOT"/patches/*.patch
-	git_d format-patch -q --no-signature --zero-commit --cover-letter --base=pristine \
-		-o "$ROOT/patches" pristine..dev
-	(cd "$ROOT/patches" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF "${cover##*/}") \
-		>"$ROOT/patches/series"
-	# The cover letter keeps its text; its To: and Cc: are whom
-	# get_maintainer.pl names for the series (no git history: not the
-	# authors of the commits Fixes: tags name).
-	(cd "$DEV" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-keywords --no-fixes \
-		$(sed 's|^|'"$ROOT"'/patches/|' "$ROOT/patches/series")) >"$BUILD/maintainers"
-	python3 "$ROOT/mk/cover.py" fill "$cover" "$old" "$BUILD/maintainers"
+	local name prev=pristine dir old added f p
+	for name in $(series_names); do
+		git_d merge-base --is-ancestor "series/$name" dev ||
+			die "build/dev: series/$name is not on dev (run 'make dev-tree')"
+	done
+	for name in $(series_names); do
+		dir=$ROOT/patches/$name
+		old=$BUILD/cover-letter.$name.old
+		say "exporting $(git_d rev-list --count "$prev..series/$name") commits of series/$name to patches/$name/"
+		mkdir -p "$dir"
+		rm -f "$old"
+		[ ! -f "$dir/0000-cover-letter.patch" ] || mv "$dir/0000-cover-letter.patch" "$old"
+		rm -f "$dir"/*.patch
+		git_d format-patch -q --no-signature --zero-commit --cover-letter --base=pristine \
+			-o "$dir" "$prev..series/$name"
+		(cd "$dir" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF 0000-cover-letter.patch) \
+			>"$dir/series"
+		# The cover letter keeps its text; its To: and Cc: are whom
+		# get_maintainer.pl names for this series (no git history: not the
+		# authors of the commits Fixes: tags name).
+		(cd "$DEV" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-keywords --no-fixes \
+			$(series_patches "$name" | sed "s|^|$ROOT/patches/|")) >"$BUILD/maintainers.$name"
+		for p in $(prereq_patches "$name"); do
+			echo "prerequisite-patch-id: $(git patch-id --stable <"$ROOT/patches/$p" | cut -d' ' -f1)"
+		done >"$BUILD/prerequisites.$name"
+		python3 "$ROOT/mk/cover.py" fill "$dir/0000-cover-letter.patch" "$old" \
+			"$BUILD/maintainers.$name" "$BUILD/prerequisites.$name"
+		prev=series/$name
+	done
+	[ "$(git_d rev-parse "$prev")" = "$(git_d rev-parse dev)" ] ||
+		die "build/dev: dev has commits after series/${prev#series/}, in no series"
 	added=$(git_d diff --name-only --diff-filter=A pristine dev -- $MIRROR_DIRS)
 	mirror_files | (cd "$ROOT" && xargs -r rm -f)
 	for f in $added; do
@@ -70,7 +94,7 @@ refresh() {
 		git_d add -f "$f"
 		git_d commit -q --fixup="$c"
 	done
-	GIT_SEQUENCE_EDITOR=true git_d rebase -q -i --autosquash pristine
+	GIT_SEQUENCE_EDITOR=true git_d rebase -q -i --autosquash --update-refs pristine
 	export_series
 }
 

@@ -8,7 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
 kind=${1:-patched}
-TARGETS="perf_bpf_probe perf_events"
+TARGETS="bpf_jit_symbols perf_bpf_probe perf_events"
 src=$BUILD/src-patched # the tests are built from the patched tree for every kernel
 # The uapi headers of the kernel under test (the stock kernel's lack the series').
 hdrs=$BUILD/kernel-$kind

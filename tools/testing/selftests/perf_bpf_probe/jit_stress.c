@@ -32,7 +32,7 @@
 #include <linux/if_packet.h>
 #include <linux/seccomp.h>
 
-#include "ksym_lib.h"
+#include "../bpf_jit_symbols/ksym_lib.h"
 #include "probe_lib.h"
 #include "probe_target.h"
 
