@@ -23,6 +23,8 @@
 
 #define MANY_KPROBES 256
 #define MANY_UPROBES PROBE_NOPS
+/* The ring buffer of synchronize_rcu()'s callers: 256 KiB, two per close and more. */
+#define CALLCHAIN_PAGES 64
 /* The reapers' capacity, of PROBE_REAPER_CAPACITY in rust/kernel/perf/probe.rs. */
 #define REAPER_CAPACITY 1024
 /* Long enough for a few grace periods of the debug kernel under QEMU. */
@@ -272,10 +274,12 @@ static void close_many(struct __test_metadata *_metadata, struct _test_data_tear
 	static const char *const waits[] = { "synchronize_rcu", "synchronize_rcu_tasks_trace" };
 	struct perf_event_attr attr = { .disabled = 0 };
 	char dir[] = "/tmp/probe_teardown.XXXXXX", path[256];
-	int fds[MANY_KPROBES], link_fds[MANY_KPROBES], n, i, listed, counters[2];
+	int fds[MANY_KPROBES], link_fds[MANY_KPROBES], n, i, listed, counters[2], samples, lost;
 	uint32_t id = prog_id(self->prog);
+	uint64_t calls[2], allowed[2] = { 0, 0 }, rcu_sync[2];
+	size_t rb_size = (1 + CALLCHAIN_PAGES) * getpagesize();
 	int64_t gone;
-	uint64_t calls[2];
+	void *rb;
 
 	ASSERT_NE(0, id) TH_LOG("BPF_OBJ_GET_INFO_BY_FD: %s", strerror(errno));
 	listed = kprobes_armed();
@@ -304,14 +308,27 @@ static void close_many(struct __test_metadata *_metadata, struct _test_data_tear
 	/*
 	 * Count the calls of this task only, from when both counters are open:
 	 * opening a task's event may wait for a grace period (account_event()).
+	 * The first also samples the callers of synchronize_rcu(): disarming a
+	 * uprobe takes dup_mmap_sem for writing (register_for_each_vma()),
+	 * whose rcu_sync_enter() calls synchronize_rcu() in the writer when no
+	 * writer came for a grace period, with the C PMUs too, once per pause
+	 * between closes, not once per close: those calls are not the close's.
 	 */
+	ASSERT_EQ(0, kernel_function_range("rcu_sync_enter", &rcu_sync[0], &rcu_sync[1]));
 	for (i = 0; i < 2; i++) {
-		struct perf_event_attr counter_attr = { .disabled = 1 };
+		struct perf_event_attr counter_attr = {
+			.disabled = 1,
+			.sample_period = i == 0,
+			.sample_type = i == 0 ? PERF_SAMPLE_CALLCHAIN : 0,
+			.exclude_callchain_user = 1,
+		};
 
 		counters[i] = probe_open_attr(&counter_attr, "kprobe", 0, (uintptr_t)waits[i], 0);
 		ASSERT_LE(0, counters[i])
 			TH_LOG("kprobe on %s: %s", waits[i], strerror(-counters[i]));
 	}
+	rb = mmap(NULL, rb_size, PROT_READ | PROT_WRITE, MAP_SHARED, counters[0], 0);
+	ASSERT_NE(MAP_FAILED, rb) TH_LOG("mmap: %s", strerror(errno));
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, ioctl(counters[i], PERF_EVENT_IOC_ENABLE, 0));
 	for (i = 0; i < n; i++) {
@@ -325,6 +342,15 @@ static void close_many(struct __test_metadata *_metadata, struct _test_data_tear
 	}
 	for (i = 0; i < 2; i++)
 		calls[i] = read_count(counters[i]);
+	allowed[0] = samples_through(rb, rcu_sync[0], rcu_sync[1], &samples, &lost);
+	munmap(rb, rb_size);
+	EXPECT_EQ(0, lost) TH_LOG("%d records of synchronize_rcu()'s callers lost", lost);
+	EXPECT_EQ(calls[0], samples) TH_LOG("%llu calls of synchronize_rcu(), %d sampled",
+					     (unsigned long long)calls[0], samples);
+	if (calls[0])
+		ksft_print_msg("%d %s events closed: synchronize_rcu() called %llu times, %llu from rcu_sync_enter()\n",
+			       n, self->pmu, (unsigned long long)calls[0],
+			       (unsigned long long)allowed[0]);
 
 	/*
 	 * The counters, on functions the kernel's workers call too, are
@@ -345,21 +371,11 @@ static void close_many(struct __test_metadata *_metadata, struct _test_data_tear
 	}
 
 	for (i = 0; i < 2; i++) {
-		/*
-		 * Disarming a uprobe takes dup_mmap_sem for writing
-		 * (register_for_each_vma()), whose rcu_sync calls
-		 * synchronize_rcu() in the writer when no writer came for a
-		 * grace period: the C PMUs pay that too, once per pause
-		 * between closes, not once per close (seen once in 64 closes
-		 * on the debug kernel).
-		 */
-		uint64_t allowed = !strcmp(self->pmu, "uprobe") && i == 0 ? n / 16 : 0;
-
 		close(counters[i]);
-		EXPECT_LE(calls[i], allowed)
-			TH_LOG("closing %d %s events called %s %llu times (at most %llu)", n,
-			       self->pmu, waits[i], (unsigned long long)calls[i],
-			       (unsigned long long)allowed);
+		EXPECT_LE(calls[i], allowed[i])
+			TH_LOG("closing %d %s events called %s %llu times, from rcu_sync_enter() %llu",
+			       n, self->pmu, waits[i], (unsigned long long)calls[i],
+			       (unsigned long long)allowed[i]);
 	}
 
 	close(self->prog);

@@ -268,4 +268,74 @@ static inline int umount_tmpfs(const char *dir)
 	return err;
 }
 
+/*
+ * The text of the kernel function @name: from its address in /proc/kallsyms
+ * to the next symbol's, in [@start, @end); 0, or -1 if it is not listed.
+ */
+static inline int kernel_function_range(const char *name, uint64_t *start, uint64_t *end)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	FILE *f;
+
+	if (!kernel_symbol((const char *const[]){ name, NULL }, start))
+		return -1;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -1;
+	*end = UINT64_MAX;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && a > *start && a < *end)
+			*end = a;
+	fclose(f);
+	return 0;
+}
+
+/*
+ * The samples in the ring buffer @rb of a PERF_SAMPLE_CALLCHAIN event whose
+ * kernel callchain goes through [@start, @end); all the samples in @samples,
+ * the records lost in @lost.
+ */
+static inline int samples_through(void *rb, uint64_t start, uint64_t end, int *samples,
+				  int *lost)
+{
+	struct perf_event_mmap_page *meta = rb;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail, rec[512], i;
+	uint8_t *data = (uint8_t *)rb + meta->data_offset;
+	uint64_t size = meta->data_size;
+	int n = 0;
+
+	*samples = 0;
+	*lost = 0;
+	while (tail < head) {
+		struct perf_event_header h;
+		uint8_t *out = (uint8_t *)rec;
+
+		for (i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(tail + i) % size];
+		if (h.size < sizeof(h) || h.size > sizeof(rec))
+			break;
+		for (i = 0; i < h.size; i++)
+			out[i] = data[(tail + i) % size];
+		tail += h.size;
+		if (h.type == PERF_RECORD_LOST) {
+			(*lost)++;
+			continue;
+		}
+		if (h.type != PERF_RECORD_SAMPLE)
+			continue;
+		(*samples)++;
+		/* The header, then u64 nr and nr addresses. */
+		for (i = 0; i < rec[1] && 2 + i < h.size / 8; i++) {
+			if (rec[2 + i] >= start && rec[2 + i] < end) {
+				n++;
+				break;
+			}
+		}
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
 #endif /* TEARDOWN_LIB_H */
