@@ -345,10 +345,11 @@ static void close_many(struct __test_metadata *_metadata, struct _test_data_tear
 	allowed[0] = samples_through(rb, rcu_sync[0], rcu_sync[1], &samples, &lost);
 	munmap(rb, rb_size);
 	EXPECT_EQ(0, lost) TH_LOG("%d records of synchronize_rcu()'s callers lost", lost);
-	EXPECT_EQ(calls[0], samples) TH_LOG("%llu calls of synchronize_rcu(), %d sampled",
-					     (unsigned long long)calls[0], samples);
+	EXPECT_EQ(calls[0], samples)
+		TH_LOG("%llu calls of synchronize_rcu(), %d sampled",
+		       (unsigned long long)calls[0], samples);
 	if (calls[0])
-		ksft_print_msg("%d %s events closed: synchronize_rcu() called %llu times, %llu from rcu_sync_enter()\n",
+		ksft_print_msg("%d %s closes: %llu synchronize_rcu(), %llu from rcu_sync_enter()\n",
 			       n, self->pmu, (unsigned long long)calls[0],
 			       (unsigned long long)allowed[0]);
 
@@ -373,7 +374,7 @@ static void close_many(struct __test_metadata *_metadata, struct _test_data_tear
 	for (i = 0; i < 2; i++) {
 		close(counters[i]);
 		EXPECT_LE(calls[i], allowed[i])
-			TH_LOG("closing %d %s events called %s %llu times, from rcu_sync_enter() %llu",
+			TH_LOG("closing %d %s events called %s %llu times (%llu by rcu_sync)",
 			       n, self->pmu, waits[i], (unsigned long long)calls[i],
 			       (unsigned long long)allowed[i]);
 	}
