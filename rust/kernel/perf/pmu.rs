@@ -68,11 +68,20 @@ pub trait Pmu: 'static {
     ///
     /// `ENOENT` means that the event is not meant for this PMU, and lets the perf core try the
     /// next one.
+    ///
+    /// # Context
+    ///
+    /// Process context, where it may sleep: `perf_event_open()`, the creation of a kernel
+    /// counter, or a fork, for each event the child inherits.
     fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>>
     where
         Self: Sized;
 
     /// Releases what the PMU set up for the event, when the event is freed.
+    ///
+    /// # Context
+    ///
+    /// Process context, where it may sleep, once the event is off every CPU.
     fn destroy(_event: &Event) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
@@ -81,31 +90,51 @@ pub trait Pmu: 'static {
     ///
     /// A PMU of the [`TaskContext::Software`] context must not fail: the perf core schedules
     /// software events as if they never did.
+    ///
+    /// # Context
+    ///
+    /// IRQs disabled, with the event's context locked, on the CPU the event goes on: from a
+    /// context switch, or from an IPI (an enable, the multiplexing timer). Must not sleep.
     fn add(_event: &Event, _flags: u32) -> Result {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
 
     /// Removes the event from the current CPU.
+    ///
+    /// # Context
+    ///
+    /// As [`Pmu::add`].
     fn del(_event: &Event, _flags: u32) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
 
     /// Starts counting.
+    ///
+    /// # Context
+    ///
+    /// As [`Pmu::add`], and also from the tick (frequency adjustment, unthrottling). Must not
+    /// sleep.
     fn start(_event: &Event, _flags: u32) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
 
     /// Stops counting.
+    ///
+    /// # Context
+    ///
+    /// As [`Pmu::start`], and also from the interrupt of a sampling event that is throttled.
     fn stop(_event: &Event, _flags: u32) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
 
     /// Updates the event's count.
     ///
-    /// May run in any context, an NMI included: the perf core reads the other events of a group
-    /// from the interrupt of a sampling event, an NMI for hardware PMUs, and
-    /// `perf_event_read_local()` reads an event from wherever a BPF program runs. It must not
-    /// sleep, and must not take a lock (the interrupted code may hold it).
+    /// # Context
+    ///
+    /// Any context, an NMI included: the perf core reads the other events of a group from the
+    /// interrupt of a sampling event, an NMI for hardware PMUs, and `perf_event_read_local()`
+    /// reads an event from wherever a BPF program runs. It must not sleep, and must not take a
+    /// lock (the interrupted code may hold it).
     fn read(_event: &Event) {
         crate::build_error(VTABLE_DEFAULT_ERROR)
     }
