@@ -13,9 +13,10 @@
 //!   `format/ref_ctr_offset` = `config:32-63`).
 
 use kernel::{
-    c_str,
-    perf::{self, Event, EventInit, FormatAttribute, Pmu, Prepared, Registration},
+    bindings, c_str,
+    perf::{Event, EventInit, FormatAttribute, Pmu, Prepared, Registration},
     prelude::*,
+    uaccess::{UserCString, UserPtr},
 };
 
 /// The prefix of this file's messages (the `module!` macro defines it for modules).
@@ -27,6 +28,14 @@ const RETPROBE: u64 = 1 << 0;
 /// `config` bits 32-63: the reference counter's file offset (uprobe).
 #[cfg(CONFIG_UPROBE_EVENTS)]
 const REF_CTR_OFFSET_SHIFT: u32 = 32;
+
+/// The longest function name a kprobe takes, with its NUL.
+#[cfg(CONFIG_KPROBE_EVENTS)]
+const KPROBE_FUNC_MAX: usize = bindings::KSYM_NAME_LEN as usize;
+
+/// The longest path a uprobe takes, with its NUL.
+#[cfg(CONFIG_UPROBE_EVENTS)]
+const UPROBE_PATH_MAX: usize = bindings::PATH_MAX as usize;
 
 const RETPROBE_FORMAT: FormatAttribute =
     FormatAttribute::new(c_str!("retprobe"), c_str!("config:0"));
@@ -47,6 +56,18 @@ fn check_event(event: &Event, capable: impl FnOnce() -> bool) -> Result {
     Ok(())
 }
 
+/// Copies the NUL-terminated string at the opener's address `addr`, of at most `max_len` bytes
+/// with its NUL. A longer one is `E2BIG`, as perf says.
+fn user_string(addr: u64, max_len: usize) -> Result<UserCString> {
+    UserCString::copy_from_user(addr as UserPtr, max_len).map_err(|e| {
+        if e == EINVAL {
+            E2BIG
+        } else {
+            e
+        }
+    })
+}
+
 #[cfg(CONFIG_KPROBE_EVENTS)]
 struct KprobePmu;
 
@@ -61,7 +82,7 @@ impl Pmu for KprobePmu {
         check_event(&event, || event.perfmon_capable())?;
         let func = match event.config1() {
             0 => None,
-            addr => Some(event.user_string(addr, perf::KPROBE_FUNC_MAX)?),
+            addr => Some(user_string(addr, KPROBE_FUNC_MAX)?),
         };
         // An empty name, like none, means the address in `config2`.
         let func = func.as_deref().filter(|func| !func.is_empty());
@@ -88,7 +109,7 @@ impl Pmu for UprobePmu {
         if event.config1() == 0 {
             return Err(EINVAL);
         }
-        let path = event.user_string(event.config1(), perf::UPROBE_PATH_MAX)?;
+        let path = user_string(event.config1(), UPROBE_PATH_MAX)?;
         if path.is_empty() {
             return Err(EINVAL);
         }

@@ -57,14 +57,28 @@
 //! ```
 
 mod event;
-mod init;
+mod event_init;
 mod pmu;
 mod probe;
 mod reaper;
 mod registration;
 
-pub use event::{Event, TaskContext, EF_START};
-pub use init::{EventInit, Prepared, UserCString, KPROBE_FUNC_MAX, UPROBE_PATH_MAX};
+pub use event::{Event, TaskContext};
+pub use event_init::{EventInit, Prepared};
 pub use pmu::{FormatAttribute, Pmu};
 pub use reaper::{Reap, Reaper};
 pub use registration::Registration;
+
+/// The flags of the `add`, `del`, `start` and `stop` callbacks of a [`Pmu`] (the C `PERF_EF_*`).
+pub mod flags {
+    use crate::bindings;
+
+    /// `add`: start the event at once.
+    pub const START: u32 = bindings::PERF_EF_START;
+
+    /// `start`: reload the event's period.
+    pub const RELOAD: u32 = bindings::PERF_EF_RELOAD;
+
+    /// `del` and `stop`: update the event's count.
+    pub const UPDATE: u32 = bindings::PERF_EF_UPDATE;
+}

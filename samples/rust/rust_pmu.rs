@@ -40,7 +40,7 @@ impl Pmu for SchedIn {
         c_str!("weight"),
         c_str!("config:0-15"),
     )];
-    const COUNTING_ONLY: bool = true;
+    const NO_INTERRUPT: bool = true;
 
     fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>> {
         if event.attr_type() != event.pmu_type() {
@@ -53,7 +53,7 @@ impl Pmu for SchedIn {
     }
 
     fn add(event: &Event, flags: u32) -> Result {
-        if flags & perf::EF_START != 0 {
+        if flags & perf::flags::START != 0 {
             event.add_count((event.config() & WEIGHT).max(1));
         }
         Ok(())

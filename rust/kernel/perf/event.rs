@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The events of a PMU as its callbacks see them: [`Event`], a borrowed `struct perf_event`
-//! whose attributes it reads and whose count it adds to, the [`TaskContext`] in which the perf
-//! core schedules them, and the [`EF_START`] flag of `add`. What it does is allowed in any
-//! context, an NMI included.
+//! whose attributes it reads and whose count it adds to, and the [`TaskContext`] in which the
+//! perf core schedules them. What it does is allowed in any context, an NMI included.
 
 use crate::{bindings, ffi::c_int, types::Opaque};
 
@@ -51,7 +50,7 @@ impl Event {
     /// `ptr` must point at a valid `struct perf_event` that stays alive, and whose `pmu` and the
     /// attributes read here (type, config, config1, config2, sample type) do not change, for the
     /// lifetime `'a`; this holds in the callbacks of its PMU.
-    pub unsafe fn from_raw<'a>(ptr: *mut bindings::perf_event) -> &'a Self {
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::perf_event) -> &'a Self {
         // CAST: `Self` is a `repr(transparent)` wrapper around `bindings::perf_event`.
         let ptr = ptr.cast::<Self>();
         // SAFETY: By the function requirements the pointer is valid for `'a`.
@@ -111,8 +110,13 @@ impl Event {
     /// on that CPU, not against another CPU's updates.
     pub fn add_count(&self, delta: u64) {
         // SAFETY: By the type invariants the event is valid; its count is a `local64_t`, updated
-        // atomically.
-        unsafe { bindings::perf_event_add_count(self.as_raw(), delta) }
+        // atomically. The count wraps, as in C.
+        unsafe {
+            bindings::local64_add(
+                delta as i64,
+                core::ptr::addr_of_mut!((*self.as_raw()).count),
+            )
+        }
     }
 
     /// Returns whether the event samples the branch stack (the C `has_branch_stack()`).
@@ -123,7 +127,3 @@ impl Event {
         unsafe { (*self.as_raw()).attr.sample_type & BRANCH_STACK != 0 }
     }
 }
-
-/// The flag of [`Pmu::add`](super::Pmu::add) that starts the event at once (the C
-/// `PERF_EF_START`).
-pub const EF_START: u32 = bindings::PERF_EF_START;

@@ -2,11 +2,11 @@
 
 //! The [`Pmu`] trait, the callbacks of a PMU, with its sysfs [`FormatAttribute`]s, and the
 //! `Adapter` trampolines through which the perf core calls them: they turn the C pointers into
-//! [`Event`]s and [`EventInit`]s and call the PMU's methods. For the callbacks a PMU leaves out,
-//! `Adapter::CALLBACKS` names the perf core's C functions (the software and trace events')
-//! instead. The destroy trampolines of events with a probe are in `probe.rs`.
+//! [`Event`]s and [`EventInit`]s and call the PMU's methods. `Adapter::PMU` is the PMU's C
+//! `struct pmu`; for the callbacks a PMU leaves out, it names the perf core's C functions (the
+//! software and trace events') instead.
 
-use super::{init::Held, Event, EventInit, Prepared, TaskContext};
+use super::{event_init::Held, probe, Event, EventInit, Prepared, TaskContext};
 use crate::{
     bindings,
     error::{from_result, Result, VTABLE_DEFAULT_ERROR},
@@ -14,7 +14,7 @@ use crate::{
     prelude::*,
     str::CStr,
 };
-use core::{cell::Cell, marker::PhantomData};
+use core::{cell::Cell, marker::PhantomData, mem::MaybeUninit};
 
 /// An attribute of a PMU's sysfs `format` directory: which bits of the event attributes hold
 /// one of its parameters, as in `retprobe` = `config:0`.
@@ -41,7 +41,7 @@ impl FormatAttribute {
 /// `perf_swevent_stop` and `perf_swevent_read`. The `flags` of `add`, `del`, `start` and `stop`
 /// are the C `PERF_EF_*` flags.
 #[vtable]
-pub trait Pmu: 'static {
+pub trait Pmu: Sized + 'static {
     /// The name of the PMU in sysfs (`/sys/bus/event_source/devices/NAME`).
     const NAME: &'static CStr;
 
@@ -51,11 +51,11 @@ pub trait Pmu: 'static {
     /// The attributes of the PMU's sysfs `format` directory.
     const FORMAT: &'static [FormatAttribute] = &[];
 
-    /// Whether the PMU's events only count: they never interrupt to take a sample, and
-    /// `perf_event_open()` refuses sampling events (a non-zero `sample_period`) with
-    /// `EOPNOTSUPP`, after [`Pmu::event_init`] has seen them (the C
-    /// `PERF_PMU_CAP_NO_INTERRUPT`). In-kernel counters are not checked.
-    const COUNTING_ONLY: bool = false;
+    /// Whether the PMU's events cannot interrupt to take a sample (the C
+    /// `PERF_PMU_CAP_NO_INTERRUPT`): `perf_event_open()` refuses sampling events (a non-zero
+    /// `sample_period`) with `EOPNOTSUPP`, after [`Pmu::event_init`] has seen them. In-kernel
+    /// counters are not checked.
+    const NO_INTERRUPT: bool = false;
 
     /// Whether the PMU's events are trace events: each one that [`Pmu::event_init`] accepts
     /// holds a probe (see [`EventInit::init_kprobe`]) and takes ftrace filters and BPF
@@ -73,9 +73,7 @@ pub trait Pmu: 'static {
     ///
     /// Process context, where it may sleep: `perf_event_open()`, the creation of a kernel
     /// counter, or a fork, for each event the child inherits.
-    fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>>
-    where
-        Self: Sized;
+    fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>>;
 
     /// Releases what the PMU set up for the event, when the event is freed.
     ///
@@ -162,20 +160,15 @@ impl<T: Pmu> Adapter<T> {
             // While its module initialises, the PMU takes no event: if the init fails, the
             // registration is dropped and the module freed, and no event may be left to use them.
             // The PMU is not there yet: `ENOENT`, which lets the perf core try other PMUs.
-            // SAFETY: `module` is null or a valid module.
-            if unsafe { bindings::perf_pmu_module_is_coming(module) } {
+            // SAFETY: `module` is valid when it is not null.
+            if !module.is_null() && unsafe { bindings::module_is_coming(module) } {
                 return Err(ENOENT);
             }
             let held = Cell::new(Held::Nothing);
-            // INVARIANT: The perf core is initialising the event for this PMU, in process
-            // context, in the opener's task or, for an inherited event, the forking task; `held`
-            // holds nothing yet.
-            let init = EventInit {
-                // SAFETY: By the function requirements `event` is valid during the callback.
-                event: unsafe { Event::from_raw(event) },
-                held: &held,
-                _p: PhantomData,
-            };
+            // SAFETY: By the function requirements `event` is valid during the callback, and the
+            // perf core is initialising it for this PMU, in process context, in the opener's task
+            // or, for an inherited event, the forking task; `held` holds nothing yet.
+            let init = unsafe { EventInit::new(event, &held) };
             // What the event holds is in `held`, whatever `event_init` did with its values.
             let result = T::event_init(init).map(drop);
             let release = Self::release_of(held.get());
@@ -218,9 +211,9 @@ impl<T: Pmu> Adapter<T> {
         match held {
             Held::Nothing => None,
             #[cfg(CONFIG_KPROBE_EVENTS)]
-            Held::Kprobe => Some(Self::kprobe_destroy_callback as Release),
+            Held::Kprobe => Some(probe::kprobe_destroy::<T> as Release),
             #[cfg(CONFIG_UPROBE_EVENTS)]
-            Held::Uprobe => Some(Self::uprobe_destroy_callback as Release),
+            Held::Uprobe => Some(probe::uprobe_destroy::<T> as Release),
         }
     }
 
@@ -275,44 +268,52 @@ impl<T: Pmu> Adapter<T> {
         T::read(unsafe { Event::from_raw(event) })
     }
 
-    /// The callbacks of the C `struct pmu`, with the defaults described at [`Pmu`].
-    pub(super) const CALLBACKS: Callbacks = Callbacks {
-        add: if T::HAS_ADD {
+    /// The C `struct pmu` of the PMU, with the defaults described at [`Pmu`] for the callbacks
+    /// it leaves out. Its registration sets its module and its `format` attributes.
+    pub(super) const PMU: bindings::pmu = bindings::pmu {
+        task_ctx_nr: T::TASK_CONTEXT.as_raw(),
+        // The events' destroy releases their BPF programs with their probes.
+        capabilities: if T::TRACE_EVENTS {
+            (bindings::PERF_PMU_CAP_TRACE_EVENTS | bindings::PERF_PMU_CAP_TRACE_BPF_DESTROY)
+                as c_int
+        } else {
+            0
+        } | if T::NO_INTERRUPT {
+            bindings::PERF_PMU_CAP_NO_INTERRUPT as c_int
+        } else {
+            0
+        },
+        event_init: Some(Self::event_init_callback),
+        add: Some(if T::HAS_ADD {
             Self::add_callback
         } else if T::TRACE_EVENTS {
             bindings::perf_trace_add
         } else {
             crate::build_error("a PMU whose events are not trace events must implement add and del")
-        },
-        del: if T::HAS_DEL {
+        }),
+        del: Some(if T::HAS_DEL {
             Self::del_callback
         } else if T::TRACE_EVENTS {
             bindings::perf_trace_del
         } else {
             crate::build_error("a PMU whose events are not trace events must implement add and del")
-        },
-        start: if T::HAS_START {
+        }),
+        start: Some(if T::HAS_START {
             Self::start_callback
         } else {
             bindings::perf_swevent_start
-        },
-        stop: if T::HAS_STOP {
+        }),
+        stop: Some(if T::HAS_STOP {
             Self::stop_callback
         } else {
             bindings::perf_swevent_stop
-        },
-        read: if T::HAS_READ {
+        }),
+        read: Some(if T::HAS_READ {
             Self::read_callback
         } else {
             bindings::perf_swevent_read
-        },
+        }),
+        // SAFETY: All-zero is a valid `struct pmu`: null pointers and no callbacks.
+        ..unsafe { MaybeUninit::<bindings::pmu>::zeroed().assume_init() }
     };
-}
-
-pub(super) struct Callbacks {
-    pub(super) add: unsafe extern "C" fn(*mut bindings::perf_event, c_int) -> c_int,
-    pub(super) del: unsafe extern "C" fn(*mut bindings::perf_event, c_int),
-    pub(super) start: unsafe extern "C" fn(*mut bindings::perf_event, c_int),
-    pub(super) stop: unsafe extern "C" fn(*mut bindings::perf_event, c_int),
-    pub(super) read: unsafe extern "C" fn(*mut bindings::perf_event),
 }

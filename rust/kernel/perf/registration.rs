@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The registration of a PMU with the perf core: [`Registration`] owns the C `struct pmu` and
-//! its sysfs `format` attributes (`PmuData`), filled from a [`Pmu`]'s constants and the
-//! `Adapter` trampolines, and registers and unregisters them with `perf_pmu_register()` and
-//! `perf_pmu_unregister()`.
+//! The registration of a PMU with the perf core: [`Registration`] owns the C `struct pmu` (the
+//! `Adapter`'s, set up for one module) and its sysfs `format` attributes (`PmuData`), and
+//! registers and unregisters them with `perf_pmu_register()` and `perf_pmu_unregister()`.
 
 use super::{pmu::Adapter, probe::ProbeReapers, Pmu};
-use crate::{
-    bindings,
-    error::to_result,
-    ffi::{c_char, c_int},
-    prelude::*,
-    types::Opaque,
+use crate::{bindings, error::to_result, ffi::c_char, prelude::*, types::Opaque};
+use core::{
+    marker::PhantomData,
+    mem::{ManuallyDrop, MaybeUninit},
 };
-use core::{marker::PhantomData, mem::ManuallyDrop};
 
 /// A `struct device_attribute` of a `format` directory, with the text it shows.
 #[repr(C)]
@@ -48,8 +44,8 @@ unsafe extern "C" fn format_show(
 ///
 /// # Invariants
 ///
-/// Once set up by [`PmuData::register`], `pmu` points at `groups`, which points at `group`,
-/// which points at the null-terminated array `attrs`, which points at the elements of `format`.
+/// `pmu` points at `groups`, which points at `group`, which points at the null-terminated array
+/// `attrs`, which points at the elements of `format`.
 #[pin_data]
 pub(super) struct PmuData<T: Pmu> {
     #[pin]
@@ -66,20 +62,66 @@ pub(super) struct PmuData<T: Pmu> {
 }
 
 impl<T: Pmu> PmuData<T> {
-    fn new() -> impl PinInit<Self, Error> {
-        try_pin_init!(Self {
-            pmu: Opaque::uninit(),
-            group: Opaque::uninit(),
+    /// Sets up the C structures of the PMU of `module`, for `perf_pmu_register()`.
+    fn new(module: *mut bindings::module) -> Result<impl PinInit<Self, Error>> {
+        let mut format = KVec::with_capacity(T::FORMAT.len(), GFP_KERNEL)?;
+        for f in T::FORMAT {
+            // SAFETY: All-zero is a valid `struct device_attribute` (no callbacks).
+            let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
+            attr.attr.name = f.name.as_char_ptr();
+            attr.attr.mode = 0o444;
+            attr.show = Some(format_show);
+            // SAFETY: `attr.attr` is a valid attribute that is not registered yet; its lock class
+            // key is static.
+            unsafe { bindings::sysfs_attr_init(&mut attr.attr) };
+            format.push(
+                FormatDeviceAttribute {
+                    attr,
+                    value: f.value,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        // The elements of `format` stay where they are when the vector moves.
+        let mut attrs = KVec::with_capacity(T::FORMAT.len() + 1, GFP_KERNEL)?;
+        for f in format.iter_mut() {
+            attrs.push(core::ptr::addr_of_mut!(f.attr.attr), GFP_KERNEL)?;
+        }
+        attrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
+        let group = bindings::attribute_group {
+            name: crate::c_str!("format").as_char_ptr(),
+            attrs: attrs.as_mut_ptr(),
+            // SAFETY: All-zero is a valid `struct attribute_group`.
+            ..unsafe { MaybeUninit::zeroed().assume_init() }
+        };
+        let probes = if T::TRACE_EVENTS {
+            Some(KBox::pin_init(ProbeReapers::new(), GFP_KERNEL)?)
+        } else {
+            None
+        };
+        Ok(try_pin_init!(Self {
+            pmu: Opaque::new(Adapter::<T>::PMU),
+            group: Opaque::new(group),
             groups: Opaque::uninit(),
-            format: Self::format_attributes()?,
-            attrs: KVec::with_capacity(T::FORMAT.len() + 1, GFP_KERNEL)?,
-            probes: if T::TRACE_EVENTS {
-                Some(KBox::pin_init(ProbeReapers::new(), GFP_KERNEL)?)
-            } else {
-                None
-            },
+            format,
+            attrs,
+            probes,
             _p: PhantomData,
         })
+        .pin_chain(move |data| {
+            let pmu = data.pmu.get();
+            let groups = data.groups.get();
+            // SAFETY: The data is pinned, and not yet visible to the perf core.
+            unsafe {
+                groups.write([data.group.get().cast_const(), core::ptr::null()]);
+                (*pmu).module = module;
+                if !T::FORMAT.is_empty() {
+                    (*pmu).attr_groups = groups.cast();
+                }
+            }
+            // INVARIANT: `pmu` points at `groups`, `groups` at `group`, which points at `attrs`.
+            Ok(())
+        }))
     }
 
     /// Returns the data of the PMU `pmu`.
@@ -91,77 +133,6 @@ impl<T: Pmu> PmuData<T> {
         // SAFETY: By the function requirements `pmu` is the `pmu` field of a live `PmuData<T>`;
         // `Opaque<pmu>` has the layout of a `pmu`. Once registered, the data is only shared.
         unsafe { &*crate::container_of!(pmu, Self, pmu) }
-    }
-
-    fn format_attributes() -> Result<KVec<FormatDeviceAttribute>> {
-        let mut format = KVec::with_capacity(T::FORMAT.len(), GFP_KERNEL)?;
-        for f in T::FORMAT {
-            // SAFETY: All-zero is a valid `struct device_attribute` (no callbacks).
-            let mut attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
-            attr.attr.name = f.name.as_char_ptr();
-            attr.attr.mode = 0o444;
-            attr.show = Some(format_show);
-            // SAFETY: `attr.attr` is a valid attribute that is not registered yet.
-            unsafe { bindings::sysfs_attr_init(&mut attr.attr) };
-            format.push(
-                FormatDeviceAttribute {
-                    attr,
-                    value: f.value,
-                },
-                GFP_KERNEL,
-            )?;
-        }
-        Ok(format)
-    }
-
-    /// Sets up the C structures and registers the PMU.
-    ///
-    /// # Safety
-    ///
-    /// `self` must be pinned, and called once; `module` must be null or a valid module.
-    unsafe fn register(&mut self, module: *mut bindings::module) -> Result {
-        // Capacity was reserved for every attribute and the terminating null: no reallocation.
-        for f in self.format.iter_mut() {
-            self.attrs.push(&mut f.attr.attr, GFP_KERNEL)?;
-        }
-        self.attrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
-
-        let group = self.group.get();
-        let groups = self.groups.get();
-        let pmu = self.pmu.get();
-        let callbacks = &Adapter::<T>::CALLBACKS;
-        // SAFETY: The three C structures are owned by `self`, pinned, and not yet visible to the
-        // perf core; all-zero is a valid `struct attribute_group` and `struct pmu`.
-        unsafe {
-            group.write(core::mem::zeroed());
-            (*group).name = crate::c_str!("format").as_char_ptr();
-            (*group).attrs = self.attrs.as_mut_ptr();
-            groups.write([group.cast_const(), core::ptr::null()]);
-            pmu.write(core::mem::zeroed());
-            (*pmu).module = module;
-            (*pmu).task_ctx_nr = T::TASK_CONTEXT.as_raw();
-            if T::TRACE_EVENTS {
-                // The events' destroy releases their BPF programs with their probes.
-                (*pmu).capabilities |= (bindings::PERF_PMU_CAP_TRACE_EVENTS
-                    | bindings::PERF_PMU_CAP_TRACE_BPF_DESTROY)
-                    as c_int;
-            }
-            if T::COUNTING_ONLY {
-                (*pmu).capabilities |= bindings::PERF_PMU_CAP_NO_INTERRUPT as c_int;
-            }
-            if !T::FORMAT.is_empty() {
-                (*pmu).attr_groups = groups.cast();
-            }
-            (*pmu).event_init = Some(Adapter::<T>::event_init_callback);
-            (*pmu).add = Some(callbacks.add);
-            (*pmu).del = Some(callbacks.del);
-            (*pmu).start = Some(callbacks.start);
-            (*pmu).stop = Some(callbacks.stop);
-            (*pmu).read = Some(callbacks.read);
-        }
-        // SAFETY: `pmu` is fully set up and pinned; `T::NAME` is static; -1 asks for a dynamic
-        // type number.
-        to_result(unsafe { bindings::perf_pmu_register(pmu, T::NAME.as_char_ptr(), -1) })
     }
 }
 
@@ -212,10 +183,13 @@ impl<T: Pmu> Registration<T> {
     /// Fails with `EINVAL` when the PMU's code is in a module, which must use
     /// [`Registration::new`].
     pub fn new_builtin() -> Result<Self> {
-        let callback = Adapter::<T>::event_init_callback as *const () as usize;
-        // SAFETY: Any address may be looked up.
-        if !unsafe { bindings::perf_pmu_builtin_code(callback) } {
-            return Err(EINVAL);
+        #[cfg(CONFIG_MODULES)]
+        {
+            let callback = Adapter::<T>::event_init_callback as *const () as usize;
+            // SAFETY: Any address may be looked up.
+            if unsafe { bindings::is_module_text_address(callback) } {
+                return Err(EINVAL);
+            }
         }
         Self::register(core::ptr::null_mut())
     }
@@ -240,10 +214,13 @@ impl<T: Pmu> Registration<T> {
     }
 
     fn register(module: *mut bindings::module) -> Result<Self> {
-        let mut data = KBox::pin_init(PmuData::new(), GFP_KERNEL)?;
-        // SAFETY: `register` does not move the data, which stays pinned; it is called once, with
-        // a module that is null or valid (`ThisModule` is valid for `'static`).
-        unsafe { data.as_mut().get_unchecked_mut().register(module)? };
+        let data = KBox::pin_init(PmuData::<T>::new(module)?, GFP_KERNEL)?;
+        // SAFETY: The PMU's C structures are set up and pinned, with a module that is null or
+        // valid (`ThisModule` is valid for `'static`); they are freed only once the PMU is
+        // unregistered. `T::NAME` is static; -1 asks for a dynamic type number.
+        to_result(unsafe {
+            bindings::perf_pmu_register(data.pmu.get(), T::NAME.as_char_ptr(), -1)
+        })?;
         // INVARIANT: The PMU is registered.
         Ok(Self {
             data: ManuallyDrop::new(data),
@@ -262,14 +239,14 @@ impl<T: Pmu> Registration<T> {
 
 impl<T: Pmu> Drop for Registration<T> {
     fn drop(&mut self) {
-        // SAFETY: By the type invariants `module` is null or a valid module.
-        if !unsafe { bindings::perf_pmu_module_may_unregister(self.module) } {
+        if !module_may_unregister(self.module) {
             if self.module.is_null() {
                 return;
             }
-            // SAFETY: `module` is a valid module. Pinning fails only when it has just started
-            // going away, with no event holding it: then the PMU is unregistered below.
-            if unsafe { bindings::perf_pmu_module_pin(self.module) } {
+            // SAFETY: By the type invariants `module` is a valid module. Taking a reference for
+            // good fails only when it has just started going away, with no event holding it: then
+            // the PMU is unregistered below.
+            if unsafe { bindings::try_module_get(self.module) } {
                 pr_warn!(
                     "perf: PMU {} dropped while its module is live: left registered\n",
                     T::NAME
@@ -284,4 +261,17 @@ impl<T: Pmu> Drop for Registration<T> {
         // SAFETY: The perf core no longer uses the C structures; `data` is not used again.
         unsafe { ManuallyDrop::drop(&mut self.data) };
     }
+}
+
+/// Returns whether the PMU of `module` may be unregistered: when none of its events can exist,
+/// because `module` is going away (no event holds it any more) or initialising (its PMU refuses
+/// every event). A PMU of built-in code (a null `module`) stays registered.
+fn module_may_unregister(module: *mut bindings::module) -> bool {
+    #[cfg(CONFIG_MODULES)]
+    if !module.is_null() {
+        // SAFETY: `module` is a valid module.
+        return unsafe { !bindings::module_is_live(module) || bindings::module_is_coming(module) };
+    }
+    let _ = module;
+    false
 }
