@@ -10,7 +10,7 @@
 //! [`EventInit::init_uprobe`]: super::EventInit::init_uprobe
 
 use super::{registration::PmuData, Pmu, Reap, Reaper};
-use crate::{bindings, prelude::*};
+use crate::{bindings, prelude::*, sync::Arc};
 use core::ptr::NonNull;
 
 /// The trace event of a local kprobe that its event's destroy disarmed, to be released in a
@@ -46,7 +46,7 @@ trait DisarmedProbe: Reap {
     /// yet released.
     unsafe fn new(probe: NonNull<bindings::trace_event_call>) -> Self;
 
-    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self>;
+    fn reaper(reapers: &ProbeReapers) -> &Arc<Reaper<Self>>;
 }
 
 impl DisarmedProbe for DisarmedKprobe {
@@ -55,7 +55,7 @@ impl DisarmedProbe for DisarmedKprobe {
         Self(probe)
     }
 
-    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self> {
+    fn reaper(reapers: &ProbeReapers) -> &Arc<Reaper<Self>> {
         &reapers.kprobes
     }
 }
@@ -66,7 +66,7 @@ impl DisarmedProbe for DisarmedUprobe {
         Self(probe)
     }
 
-    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self> {
+    fn reaper(reapers: &ProbeReapers) -> &Arc<Reaper<Self>> {
         &reapers.uprobes
     }
 }
@@ -115,19 +115,22 @@ impl Reap for DisarmedUprobe {
 const PROBE_REAPER_CAPACITY: usize = 1024;
 
 /// The reapers of the probes of a trace-event PMU's events.
-#[pin_data]
 pub(super) struct ProbeReapers {
-    #[pin]
-    kprobes: Reaper<DisarmedKprobe>,
-    #[pin]
-    uprobes: Reaper<DisarmedUprobe>,
+    kprobes: Arc<Reaper<DisarmedKprobe>>,
+    uprobes: Arc<Reaper<DisarmedUprobe>>,
 }
 
 impl ProbeReapers {
-    pub(super) fn new() -> impl PinInit<Self, Error> {
-        try_pin_init!(Self {
-            kprobes <- crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_kprobe_reaper"),
-            uprobes <- crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_uprobe_reaper"),
+    pub(super) fn new() -> Result<Self> {
+        Ok(Self {
+            kprobes: Arc::pin_init(
+                crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_kprobe_reaper"),
+                GFP_KERNEL,
+            )?,
+            uprobes: Arc::pin_init(
+                crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_uprobe_reaper"),
+                GFP_KERNEL,
+            )?,
         })
     }
 }
@@ -153,8 +156,8 @@ unsafe fn defer_disarmed<T: Pmu, P: DisarmedProbe>(
     // SAFETY: By the function requirements the event's PMU is `T`, registered, whose data
     // outlives its events.
     let data = unsafe { PmuData::<T>::from_pmu((*event).pmu) };
-    match data.probes.as_deref() {
-        Some(reapers) => P::reaper(reapers).defer(probe),
+    match &data.probes {
+        Some(reapers) => Reaper::defer(P::reaper(reapers), probe),
         None => P::reap(&mut [probe]),
     }
 }

@@ -57,7 +57,7 @@ pub(super) struct PmuData<T: Pmu> {
     format: KVec<FormatDeviceAttribute>,
     attrs: KVec<*mut bindings::attribute>,
     /// For a PMU whose events are trace events, the release of their probes.
-    pub(super) probes: Option<Pin<KBox<ProbeReapers>>>,
+    pub(super) probes: Option<ProbeReapers>,
     _p: PhantomData<T>,
 }
 
@@ -95,7 +95,7 @@ impl<T: Pmu> PmuData<T> {
             ..unsafe { MaybeUninit::zeroed().assume_init() }
         };
         let probes = if T::TRACE_EVENTS {
-            Some(KBox::pin_init(ProbeReapers::new(), GFP_KERNEL)?)
+            Some(ProbeReapers::new()?)
         } else {
             None
         };
