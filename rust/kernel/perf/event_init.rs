@@ -33,11 +33,10 @@ pub(super) enum Held {
 ///
 /// It can only be consumed by what makes a [`Prepared`] event: [`EventInit::accept`], or for a
 /// PMU whose events are trace events, [`EventInit::init_kprobe`] or [`EventInit::init_uprobe`].
-/// These, and what sleeps or reads the opener's credentials and memory (capability checks, user
-/// strings), exist only while the event is initialised, in process context, in the opener's
-/// task: the PMU's other callbacks, which may run in atomic context or in an NMI, cannot reach
-/// them. What they attach to the event is released if `event_init` fails, whatever it did with
-/// the [`Prepared`] value.
+/// These, and the capability checks, which read the opener's credentials, exist only while the
+/// event is initialised, in process context, in the opener's task: the PMU's other callbacks,
+/// which may run in atomic context or in an NMI, cannot reach them. What they attach to the
+/// event is released if `event_init` fails, whatever it did with the [`Prepared`] value.
 ///
 /// The opener is the task that calls `perf_event_open()`, except for an event inherited at
 /// `fork()` (`attr.inherit`): the perf core initialises the child's copy in the forking task, the

@@ -6,7 +6,7 @@
 //! `struct pmu`; for the callbacks a PMU leaves out, it names the perf core's C functions (the
 //! software and trace events') instead.
 
-use super::{event_init::Held, probe, Event, EventInit, Prepared, TaskContext};
+use super::{event_init::Held, Event, EventInit, Prepared, TaskContext};
 use crate::{
     bindings,
     error::{from_result, Result, VTABLE_DEFAULT_ERROR},
@@ -72,7 +72,9 @@ pub trait Pmu: Sized + 'static {
     /// # Context
     ///
     /// Process context, where it may sleep: `perf_event_open()`, the creation of a kernel
-    /// counter, or a fork, for each event the child inherits.
+    /// counter, or a fork, for each event the child inherits. The perf core holds the read side
+    /// of its PMU list's SRCU and, for a group's sibling, the mutex of the leader's context: it
+    /// must not register or unregister a PMU, nor create an event.
     fn event_init(event: EventInit<'_, Self>) -> Result<Prepared<'_, Self>>;
 
     /// Releases what the PMU set up for the event, when the event is freed.
@@ -211,9 +213,9 @@ impl<T: Pmu> Adapter<T> {
         match held {
             Held::Nothing => None,
             #[cfg(CONFIG_KPROBE_EVENTS)]
-            Held::Kprobe => Some(probe::kprobe_destroy::<T> as Release),
+            Held::Kprobe => Some(super::probe::kprobe_destroy::<T> as Release),
             #[cfg(CONFIG_UPROBE_EVENTS)]
-            Held::Uprobe => Some(probe::uprobe_destroy::<T> as Release),
+            Held::Uprobe => Some(super::probe::uprobe_destroy::<T> as Release),
         }
     }
 

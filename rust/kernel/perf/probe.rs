@@ -9,8 +9,11 @@
 //! [`EventInit::init_kprobe`]: super::EventInit::init_kprobe
 //! [`EventInit::init_uprobe`]: super::EventInit::init_uprobe
 
+// Without kprobe and uprobe events, no event holds a probe: nothing is queued.
+#![cfg_attr(not(any(CONFIG_KPROBE_EVENTS, CONFIG_UPROBE_EVENTS)), allow(dead_code))]
+
 use super::{registration::PmuData, Pmu, Reap, Reaper};
-use crate::{bindings, prelude::*, sync::Arc};
+use crate::{bindings, prelude::*};
 use core::ptr::NonNull;
 
 /// The trace event of a local kprobe that its event's destroy disarmed, to be released in a
@@ -46,7 +49,7 @@ trait DisarmedProbe: Reap {
     /// yet released.
     unsafe fn new(probe: NonNull<bindings::trace_event_call>) -> Self;
 
-    fn reaper(reapers: &ProbeReapers) -> &Arc<Reaper<Self>>;
+    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self>;
 }
 
 impl DisarmedProbe for DisarmedKprobe {
@@ -55,7 +58,7 @@ impl DisarmedProbe for DisarmedKprobe {
         Self(probe)
     }
 
-    fn reaper(reapers: &ProbeReapers) -> &Arc<Reaper<Self>> {
+    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self> {
         &reapers.kprobes
     }
 }
@@ -66,7 +69,7 @@ impl DisarmedProbe for DisarmedUprobe {
         Self(probe)
     }
 
-    fn reaper(reapers: &ProbeReapers) -> &Arc<Reaper<Self>> {
+    fn reaper(reapers: &ProbeReapers) -> &Reaper<Self> {
         &reapers.uprobes
     }
 }
@@ -115,22 +118,19 @@ impl Reap for DisarmedUprobe {
 const PROBE_REAPER_CAPACITY: usize = 1024;
 
 /// The reapers of the probes of a trace-event PMU's events.
+#[pin_data]
 pub(super) struct ProbeReapers {
-    kprobes: Arc<Reaper<DisarmedKprobe>>,
-    uprobes: Arc<Reaper<DisarmedUprobe>>,
+    #[pin]
+    kprobes: Reaper<DisarmedKprobe>,
+    #[pin]
+    uprobes: Reaper<DisarmedUprobe>,
 }
 
 impl ProbeReapers {
-    pub(super) fn new() -> Result<Self> {
-        Ok(Self {
-            kprobes: Arc::pin_init(
-                crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_kprobe_reaper"),
-                GFP_KERNEL,
-            )?,
-            uprobes: Arc::pin_init(
-                crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_uprobe_reaper"),
-                GFP_KERNEL,
-            )?,
+    pub(super) fn new() -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            kprobes <- crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_kprobe_reaper"),
+            uprobes <- crate::new_reaper!(PROBE_REAPER_CAPACITY, "perf_uprobe_reaper"),
         })
     }
 }
@@ -156,8 +156,8 @@ unsafe fn defer_disarmed<T: Pmu, P: DisarmedProbe>(
     // SAFETY: By the function requirements the event's PMU is `T`, registered, whose data
     // outlives its events.
     let data = unsafe { PmuData::<T>::from_pmu((*event).pmu) };
-    match &data.probes {
-        Some(reapers) => Reaper::defer(P::reaper(reapers), probe),
+    match data.probes.as_deref() {
+        Some(reapers) => P::reaper(reapers).defer(probe),
         None => P::reap(&mut [probe]),
     }
 }

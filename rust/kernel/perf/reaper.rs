@@ -5,10 +5,11 @@
 //! it calls only the workqueue and its own locks, and [`Reap::reap`] of its items.
 
 use crate::{
+    bindings,
     prelude::*,
     str::CStr,
-    sync::{Arc, LockClassKey, Mutex, SpinLock},
-    workqueue::{self, impl_has_work, Work, WorkItem},
+    sync::{LockClassKey, Mutex, SpinLock},
+    types::Opaque,
 };
 
 /// Something that can be released in batches, by a [`Reaper`].
@@ -21,7 +22,8 @@ pub trait Reap: Send + Sized + 'static {
     ///
     /// Called in process context, where it may sleep, by the reaper's work item or by a task
     /// that defers an item to a full reaper; several calls may run at once. The items are
-    /// dropped after it returns.
+    /// dropped after it returns. An item must not hold the last reference to its own reaper:
+    /// the reaper's drop waits for its work item.
     fn reap(batch: &mut [Self]);
 }
 
@@ -54,19 +56,17 @@ macro_rules! new_reaper {
 /// [`Reaper::defer`] releases an item at once, in the caller, when the queue is full. So at
 /// most twice `capacity` items, the queued ones and the batch being released, are ever pending.
 ///
-/// A reaper is shared ([`Arc`]): its queued work item holds a reference, so the reaper outlives
-/// it. Dropping the last reference releases what is still queued. As for everything a module
-/// creates, a reaper of a module must be dropped before the module is unloaded, which a reaper
-/// that is leaked (`core::mem::forget`) is not.
+/// Dropping the reaper waits for its work item and releases what is still queued. As for
+/// everything a module creates, a reaper of a module must be dropped before the module is
+/// unloaded, which a reaper that is leaked (`core::mem::forget`) is not.
 ///
 /// # Examples
 ///
 /// ```
 /// use core::sync::atomic::{AtomicUsize, Ordering};
 /// use kernel::new_reaper;
-/// use kernel::perf::{Reap, Reaper};
+/// use kernel::perf::Reap;
 /// use kernel::prelude::*;
-/// use kernel::sync::Arc;
 ///
 /// static RELEASED: AtomicUsize = AtomicUsize::new(0);
 /// static BATCHES: AtomicUsize = AtomicUsize::new(0);
@@ -81,17 +81,16 @@ macro_rules! new_reaper {
 ///     }
 /// }
 ///
-/// let reaper = Arc::pin_init(new_reaper!(8, "doctest_reaper"), GFP_KERNEL)?;
+/// let reaper = KBox::pin_init(new_reaper!(8, "doctest_reaper"), GFP_KERNEL)?;
 /// for _ in 0..20 {
-///     Reaper::defer(&reaper, Held(1));
+///     reaper.defer(Held(1));
 /// }
 /// reaper.flush();
 /// assert_eq!(RELEASED.load(Ordering::Relaxed), 20);
 /// assert!(BATCHES.load(Ordering::Relaxed) >= 1);
 ///
-/// // Dropping the last reference releases what is still queued.
-/// Reaper::defer(&reaper, Held(3));
-/// reaper.flush();
+/// // Dropping the reaper releases what is still queued.
+/// reaper.defer(Held(3));
 /// drop(reaper);
 /// assert_eq!(RELEASED.load(Ordering::Relaxed), 23);
 /// # Ok::<(), Error>(())
@@ -99,7 +98,8 @@ macro_rules! new_reaper {
 ///
 /// # Invariants
 ///
-/// `pending` and `batch` each have room for `capacity` items.
+/// `pending` and `batch` each have room for `capacity` items; `work` is initialised with
+/// [`Reaper::work_fn`] as its function.
 #[pin_data(PinnedDrop)]
 pub struct Reaper<R: Reap> {
     #[pin]
@@ -108,20 +108,16 @@ pub struct Reaper<R: Reap> {
     batch: Mutex<KVec<R>>,
     capacity: usize,
     #[pin]
-    work: Work<Reaper<R>>,
+    work: Opaque<bindings::work_struct>,
 }
 
-impl_has_work! {
-    impl{R: Reap} HasWork<Self> for Reaper<R> { self.work }
-}
+// SAFETY: The items are `Send`; the work item is only used through the workqueue functions,
+// which may be called from any thread.
+unsafe impl<R: Reap> Send for Reaper<R> {}
 
-impl<R: Reap> WorkItem for Reaper<R> {
-    type Pointer = Arc<Self>;
-
-    fn run(this: Arc<Self>) {
-        this.flush();
-    }
-}
+// SAFETY: `&Reaper` only queues items under a lock, releases them under another, and queues the
+// work item, which the workqueue functions allow from any thread.
+unsafe impl<R: Reap> Sync for Reaper<R> {}
 
 impl<R: Reap> Reaper<R> {
     /// Creates a reaper that queues at most `capacity` items, whose locks and work item have
@@ -135,23 +131,35 @@ impl<R: Reap> Reaper<R> {
         name: &'static CStr,
         keys: [&'static LockClassKey; 3],
     ) -> impl PinInit<Self, Error> {
-        // INVARIANT: Both vectors have room for `capacity` items.
         try_pin_init!(Self {
             pending <- SpinLock::new(KVec::with_capacity(capacity, GFP_KERNEL)?, name, keys[0]),
             batch <- Mutex::new(KVec::with_capacity(capacity, GFP_KERNEL)?, name, keys[1]),
             capacity,
-            work <- Work::new(name, keys[2]),
+            // INVARIANT: The work item's function is `work_fn`.
+            work <- Opaque::ffi_init(|slot| {
+                // SAFETY: `slot` is a `work_struct` that is not in use; `work_fn` is a work
+                // function for the `work` of a `Reaper<R>`, and the name and key are static.
+                unsafe {
+                    bindings::init_work_with_key(
+                        slot,
+                        Some(Self::work_fn),
+                        false,
+                        name.as_char_ptr(),
+                        keys[2].as_ptr(),
+                    )
+                }
+            }),
         })
     }
 
-    /// Queues `item` to be released with the next batch of `this`, or releases it at once, in
-    /// the caller, when the queue is full.
+    /// Queues `item` to be released with the next batch, or releases it at once, in the caller,
+    /// when the queue is full.
     ///
     /// It may sleep: it is called in process context.
-    pub fn defer(this: &Arc<Self>, item: R) {
-        let mut pending = this.pending.lock();
+    pub fn defer(&self, item: R) {
+        let mut pending = self.pending.lock();
         let len = pending.len();
-        if len >= this.capacity {
+        if len >= self.capacity {
             drop(pending);
             let mut item = item;
             R::reap(core::slice::from_mut(&mut item));
@@ -161,9 +169,17 @@ impl<R: Reap> Reaper<R> {
         // SAFETY: By the type invariants there was room for the item, which is initialised.
         unsafe { pending.set_len(len + 1) };
         drop(pending);
-        // A work item that is already queued takes this item too.
-        let _ = workqueue::system_unbound().enqueue(this.clone());
+        // SAFETY: By the type invariants the work item is initialised; the reaper is pinned, and
+        // its drop cancels the work item before it is freed.
+        unsafe {
+            bindings::queue_work_on(
+                bindings::wq_misc_consts_WORK_CPU_UNBOUND as _,
+                bindings::system_unbound_wq,
+                self.work.get(),
+            )
+        };
     }
+
     /// Releases every item queued so far, in the caller, and waits until those that the work
     /// item took are released.
     ///
@@ -190,12 +206,24 @@ impl<R: Reap> Reaper<R> {
             core::ptr::drop_in_place(items);
         }
     }
+
+    /// # Safety
+    ///
+    /// `work` must be the `work` of a `Reaper<R>` that is not freed until the function returns.
+    unsafe extern "C" fn work_fn(work: *mut bindings::work_struct) {
+        // SAFETY: By the function requirements `work` is the `work` field of a live reaper;
+        // `Opaque<work_struct>` has the layout of a `work_struct`.
+        let this = unsafe { &*crate::container_of!(work, Self, work) };
+        this.flush();
+    }
 }
 
 #[pinned_drop]
 impl<R: Reap> PinnedDrop for Reaper<R> {
     fn drop(self: Pin<&mut Self>) {
-        // The work item is neither queued nor running: it holds a reference while it is.
+        // SAFETY: By the type invariants the work item is initialised. Once this returns it is
+        // neither queued nor running, and cannot be queued again: nothing else borrows the reaper.
+        unsafe { bindings::cancel_work_sync(self.work.get()) };
         self.flush();
     }
 }

@@ -44,8 +44,8 @@ unsafe extern "C" fn format_show(
 ///
 /// # Invariants
 ///
-/// `pmu` points at `groups`, which points at `group`, which points at the null-terminated array
-/// `attrs`, which points at the elements of `format`.
+/// `group` points at the null-terminated array `attrs`, which points at the elements of `format`;
+/// `groups` points at `group`; `pmu` points at `groups` when the PMU has format attributes.
 #[pin_data]
 pub(super) struct PmuData<T: Pmu> {
     #[pin]
@@ -57,7 +57,7 @@ pub(super) struct PmuData<T: Pmu> {
     format: KVec<FormatDeviceAttribute>,
     attrs: KVec<*mut bindings::attribute>,
     /// For a PMU whose events are trace events, the release of their probes.
-    pub(super) probes: Option<ProbeReapers>,
+    pub(super) probes: Option<Pin<KBox<ProbeReapers>>>,
     _p: PhantomData<T>,
 }
 
@@ -84,8 +84,13 @@ impl<T: Pmu> PmuData<T> {
         }
         // The elements of `format` stay where they are when the vector moves.
         let mut attrs = KVec::with_capacity(T::FORMAT.len() + 1, GFP_KERNEL)?;
-        for f in format.iter_mut() {
-            attrs.push(core::ptr::addr_of_mut!(f.attr.attr), GFP_KERNEL)?;
+        for i in 0..format.len() {
+            // SAFETY: `i` is in bounds.
+            let f = unsafe { format.as_mut_ptr().add(i) };
+            // CAST: The attribute is the first field of the `repr(C)` `FormatDeviceAttribute`,
+            // through the `device_attribute`; the pointer keeps the provenance of the whole
+            // element, which `format_show` reads.
+            attrs.push(f.cast::<bindings::attribute>(), GFP_KERNEL)?;
         }
         attrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
         let group = bindings::attribute_group {
@@ -95,7 +100,7 @@ impl<T: Pmu> PmuData<T> {
             ..unsafe { MaybeUninit::zeroed().assume_init() }
         };
         let probes = if T::TRACE_EVENTS {
-            Some(ProbeReapers::new()?)
+            Some(KBox::pin_init(ProbeReapers::new(), GFP_KERNEL)?)
         } else {
             None
         };
@@ -119,7 +124,8 @@ impl<T: Pmu> PmuData<T> {
                     (*pmu).attr_groups = groups.cast();
                 }
             }
-            // INVARIANT: `pmu` points at `groups`, `groups` at `group`, which points at `attrs`.
+            // INVARIANT: `groups` points at `group`, and `pmu` at `groups` when there are format
+            // attributes.
             Ok(())
         }))
     }
@@ -129,6 +135,8 @@ impl<T: Pmu> PmuData<T> {
     /// # Safety
     ///
     /// `pmu` must be the `pmu` of a registered `PmuData<T>`, which stays registered for `'a`.
+    /// Callers on several CPUs at once only use `probes`, which is `Sync`.
+    #[cfg_attr(not(any(CONFIG_KPROBE_EVENTS, CONFIG_UPROBE_EVENTS)), allow(dead_code))]
     pub(super) unsafe fn from_pmu<'a>(pmu: *mut bindings::pmu) -> &'a Self {
         // SAFETY: By the function requirements `pmu` is the `pmu` field of a live `PmuData<T>`;
         // `Opaque<pmu>` has the layout of a `pmu`. Once registered, the data is only shared.
@@ -163,8 +171,9 @@ pub struct Registration<T: Pmu> {
     module: *mut bindings::module,
 }
 
-// SAFETY: The registration only gives out the PMU's type number; the perf core may call the
-// PMU's callbacks from any context, and unregistering is allowed from any task.
+// SAFETY: Nothing the registration does depends on the task that does it: it reads the
+// PMU's type number, and its drop reads its module's state, takes a module reference and
+// unregisters the PMU, which any task may do.
 unsafe impl<T: Pmu> Send for Registration<T> {}
 
 // SAFETY: `&Registration` only reads the PMU's type number.
@@ -180,8 +189,9 @@ impl<T: Pmu> Registration<T> {
     /// Registers a PMU of built-in code, for the life of the kernel: dropping the registration
     /// leaves the PMU registered (see [`Registration::unregister_unused`]).
     ///
-    /// Fails with `EINVAL` when the PMU's code is in a module, which must use
-    /// [`Registration::new`].
+    /// For built-in code only: in a module, which must use [`Registration::new`], it does not
+    /// link (`is_module_text_address()` is not exported), and it fails with `EINVAL` when the
+    /// PMU's code is in a module all the same.
     pub fn new_builtin() -> Result<Self> {
         #[cfg(CONFIG_MODULES)]
         {
@@ -217,7 +227,9 @@ impl<T: Pmu> Registration<T> {
         let data = KBox::pin_init(PmuData::<T>::new(module)?, GFP_KERNEL)?;
         // SAFETY: The PMU's C structures are set up and pinned, with a module that is null or
         // valid (`ThisModule` is valid for `'static`); they are freed only once the PMU is
-        // unregistered. `T::NAME` is static; -1 asks for a dynamic type number.
+        // unregistered, or here if its registration fails, when the perf core keeps no pointer
+        // to them (it publishes a PMU last, once nothing can fail). `T::NAME` is static; -1 asks
+        // for a dynamic type number.
         to_result(unsafe {
             bindings::perf_pmu_register(data.pmu.get(), T::NAME.as_char_ptr(), -1)
         })?;
