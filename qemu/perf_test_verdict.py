@@ -7,7 +7,9 @@ Prints each kernel's counts, then the tests and subtests whose result
 differs between the kernels.  Exits 1 if one differs that EXPECT does not
 list (a test's description, "suite / case" for a subtest, then two spaces
 and the reason), if EXPECT lists one that does not differ, or if a console
-shows a kernel report.
+shows a kernel report.  A line "flaky NAME  reason" of EXPECT names a test
+that passes in some runs and fails in others on both kernels: it may differ
+or not.
 """
 import re
 import sys
@@ -39,12 +41,22 @@ def results(path):
 
 
 def expected(path):
+    """({name: must differ}, {name: may differ}) of EXPECT."""
+    must, may = set(), set()
     with open(path) as f:
-        return {l.split("  ")[0].strip() for l in f if l.strip() and not l.startswith("#")}
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            name = line.split("  ")[0].strip()
+            if name.startswith("flaky "):
+                may.add(name[len("flaky "):].strip())
+            else:
+                must.add(name)
+    return must, may
 
 
 def main(argv):
-    expect = expected(argv[1])
+    expect, flaky = expected(argv[1])
     runs = [(argv[i], results(argv[i + 1])) for i in range(2, 6, 2)]
     consoles = argv[6:]
     bad = False
@@ -57,9 +69,9 @@ def main(argv):
     (k1, r1), (k2, r2) = runs
     diff = sorted(n for n in set(r1) | set(r2) if r1.get(n) != r2.get(n))
     for n in diff:
-        note = "expected" if n in expect else "UNEXPECTED"
+        note = "expected" if n in expect else "flaky" if n in flaky else "UNEXPECTED"
         print(f"  differs ({note}): {n}: {k1} {r1.get(n, 'not run')}, {k2} {r2.get(n, 'not run')}")
-        bad |= n not in expect
+        bad |= n not in expect | flaky
     for n in sorted(expect - set(diff)):
         print(f"  expected to differ, did not: {n}: {r1.get(n, 'not run')}")
         bad = True

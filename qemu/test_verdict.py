@@ -8,7 +8,9 @@ KUnit ERROR, a plan that does not match, the guest cut short or dead in
 its boot, a non-zero
 status of the VM, of kunit.py or of a guest program, an expected failure
 that passes, an expected skip that runs, a kernel report, a leak) must
-fail, with the reason it prints.  Run by `make lint`.
+fail, with the reason it prints.  make perf-test's verdict passes the
+differences qemu/expect/perf-test lists and fails any other.  Run by
+`make lint`.
 """
 import json
 import os
@@ -78,6 +80,49 @@ def kunit_with(status):
     k = json.loads(json.dumps(KUNIT))
     k["sub_groups"][0]["test_cases"][1]["status"] = status
     return k
+
+
+PERF_OUT = """ 1: vmlinux symtab matches kallsyms                               : Ok
+ 2: Number of exit events of a simple workload                      : Ok
+ 3: perf names the JIT images of classic BPF                        : Skip
+"""
+PERF_EXPECT = """perf names the JIT images of classic BPF  skips on stock
+flaky Number of exit events of a simple workload  fails in some runs on both
+"""
+
+
+def perf_test_checks(d):
+    """make perf-test's verdict: listed differences pass, others fail."""
+    patched = PERF_OUT.replace(": Skip", ": Ok")
+    checks = [
+        ("the listed difference", patched, 0, "perf-test: OK"),
+        ("a flaky test failed on one kernel",
+         patched.replace("workload" + " " * 22 + ": Ok", "workload" + " " * 22 + ": FAILED!"),
+         0, "differs (flaky): Number of exit events"),
+        ("a test failed on one kernel only",
+         patched.replace("kallsyms                               : Ok",
+                         "kallsyms                               : FAILED!"),
+         1, "differs (UNEXPECTED): vmlinux symtab matches kallsyms"),
+        ("a listed difference did not differ", PERF_OUT, 1,
+         "expected to differ, did not: perf names the JIT images"),
+    ]
+    files = {"expect": PERF_EXPECT, "stock": PERF_OUT, "console": CONSOLE}
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    failed = 0
+    for what, out_patched, want, reason in checks:
+        with open(os.path.join(d, "patched"), "w") as f:
+            f.write(out_patched)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "perf_test_verdict.py"),
+                            f"{d}/expect", "stock", f"{d}/stock", "patched", f"{d}/patched",
+                            f"{d}/console"], capture_output=True, text=True)
+        if p.returncode == want and reason in p.stdout:
+            print(f"ok: perf-test verdict exits {want} for {what}")
+        else:
+            print(f"not ok: perf-test verdict for {what} (exit {p.returncode}):\n{p.stdout}")
+            failed += 1
+    return failed
 
 
 def main():
@@ -164,6 +209,8 @@ def main():
             else:
                 print(f"not ok: does not fail with '{reason}' when {what} (exit {rc}):\n{out}")
                 failed += 1
+    with tempfile.TemporaryDirectory() as d:
+        failed += perf_test_checks(d)
     return 1 if failed else 0
 
 
