@@ -41,7 +41,7 @@ def results(path):
 
 
 def expected(path):
-    """({name: must differ}, {name: may differ}) of EXPECT."""
+    """(the names that must differ, the names that may differ) of EXPECT."""
     must, may = set(), set()
     with open(path) as f:
         for line in f:
