@@ -76,7 +76,8 @@ for kind in $KINDS; do
 	say "building bpf_testmod.ko for the $kind kernel"
 	mkdir -p "$mod"
 	rsync -a "$sel/bpf_testmod/" "$mod/"
-	run_logged "$LOGS/bpf-testmod-$kind.log" make -C "$kdir" "${KMAKE_VARS[@]}" \
+	mapfile -t kvars < <(kmake_vars "$kind")
+	run_logged "$LOGS/bpf-testmod-$kind.log" make -C "$kdir" "${kvars[@]}" \
 		M="$mod" -j"$JOBS" modules ||
 		die "bpf_testmod did not build for $kind: see $LOGS/bpf-testmod-$kind.log"
 

@@ -186,6 +186,19 @@ kernel_fragments() {
 	esac
 }
 
+# kmake_vars KIND: the make variables of that kernel's build, one a line:
+# KMAKE_VARS and, for a kernel with BTF (qemu/btf.config), a fixed build
+# timestamp.  With it scripts/Makefile.btf runs pahole (Debian 12's 1.24)
+# without -j, whose BTF is not reproducible (dwarves issue #42): which
+# functions it encodes changes from one build to the next, and with them
+# which BPF selftests can attach.
+kmake_vars() {
+	printf '%s\n' "${KMAKE_VARS[@]}"
+	case " $(kernel_fragments "$1") " in
+	*" btf "*) echo "KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970" ;;
+	esac
+}
+
 # kernel_tree KIND: the source tree a kernel is built from, stock or patched.
 kernel_tree() {
 	case $1 in

@@ -4,9 +4,9 @@
 # build/kernel-patched or build/kernel-stock.
 #
 # A kernel is rebuilt whenever anything it is built from changed (the source
-# version, patches/, the mirrored files, qemu/*.config); the hash of those
-# inputs is stored next to the image, and qemu/boot.sh refuses to boot an
-# image whose hash is not the current one.
+# version, patches/, the mirrored files, qemu/*.config, the make variables);
+# the hash of those inputs is stored next to the image, and qemu/vm.sh
+# refuses to boot an image whose hash is not the current one.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -14,6 +14,7 @@ kind=${1:-patched}
 frags=$(kernel_fragments "$kind") ||
 	die "usage: $0 patched|stock|debug|stock-btf|patched-btf|patched-NAME (qemu/matrix/NAME.config)"
 read -r -a fragments <<<"$frags"
+mapfile -t kvars < <(kmake_vars "$kind")
 tree=$(kernel_tree "$kind")
 src=$BUILD/src-$tree
 out=$BUILD/kernel-$kind
@@ -40,7 +41,7 @@ else
 
 	say "building the $kind kernel (-j$JOBS); log: $log"
 	start=$SECONDS
-	run_logged "$log" make -C "$src" O="$out" "${KMAKE_VARS[@]}" -j"$JOBS" bzImage modules ||
+	run_logged "$log" make -C "$src" O="$out" "${kvars[@]}" -j"$JOBS" bzImage modules ||
 		die "the $kind kernel did not build"
 	cp "$out/arch/x86/boot/bzImage" "$out/bzImage"
 	echo "$inputs" >"$out/.inputs"
