@@ -190,8 +190,7 @@ kernel_fragments() {
 # KMAKE_VARS and, for a kernel with BTF (qemu/btf.config), a fixed build
 # timestamp.  With it scripts/Makefile.btf runs pahole (Debian 12's 1.24)
 # without -j, whose BTF is not reproducible (dwarves issue #42): which
-# functions it encodes changes from one build to the next, and with them
-# which BPF selftests can attach.
+# functions it encodes changes from one build to the next.
 kmake_vars() {
 	printf '%s\n' "${KMAKE_VARS[@]}"
 	case " $(kernel_fragments "$1") " in
