@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # make am-test: the series as a maintainer takes it.  Makes a git repository
-# of the pristine source in build/am-test (extracted from the Debian tarball
+# of the pristine source in build/BASE/am-test (extracted from the Debian tarball
 # and committed as mk/tree.sh commits it), checks that its commit is the
-# cover letters' base-commit, runs `git am` of patches/NAME/*.patch for each
-# series NAME of patches/series in order (the cover letters, which have no
+# cover letters' base-commit, runs `git am` of NAME/*.patch for each
+# series NAME of the base's series file (patches/ or backports/6.12/) in order (the cover letters, which have no
 # diff, are dropped), checks that the result is the
 # series' tree, and builds it (base.config + patched.config) in
-# build/am-test-out.  AM_TEST_BUILD=0 stops before the build (the tree is
+# build/BASE/am-test-out.  AM_TEST_BUILD=0 stops before the build (the tree is
 # then the one `make kernel` builds, checked by its git tree hash).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 dir=$BUILD/am-test
 out=$BUILD/am-test-out
-cover=$ROOT/patches/$(series_names | head -n 1)/0000-cover-letter.patch
+cover=$PATCHES/$(series_names | head -n 1)/0000-cover-letter.patch
 start=$SECONDS
 
-say "extracting linux-source-6.12 $(ksrc_version) into $dir"
+say "extracting $KSRC_PKG $(ksrc_version) into $dir"
 rm -rf "$dir"
 mkdir -p "$dir"
 tar -xf "$KSRC_TARBALL" -C "$dir" --strip-components=1
@@ -36,15 +36,15 @@ fi
 
 for name in $(series_names); do
 	git -C "$dir" -c user.name=am-test -c user.email=am-test@localhost \
-		am -q --keep-cr --empty=drop "$ROOT/patches/$name"/*.patch ||
-		die "git am of patches/$name/*.patch failed in $dir"
+		am -q --keep-cr --empty=drop "$PATCHES/$name"/*.patch ||
+		die "git am of $PATCHES_REL/$name/*.patch failed in $dir"
 done
 n=$(git -C "$dir" rev-list --count "$commit..HEAD")
 want=$(series_patches | wc -l)
 [ "$n" = "$want" ] || die "git am made $n commits, the series have $want patches"
 "$ROOT/mk/tree.sh" patched >/dev/null
 [ "$(git -C "$dir" rev-parse 'HEAD^{tree}')" = "$(git -C "$BUILD/src-patched" rev-parse 'HEAD^{tree}')" ] ||
-	die "the tree git am made differs from build/src-patched (series + mirrored files)"
+	die "the tree git am made differs from $BUILD/src-patched"
 say "git am: $n commits, the series' tree"
 
 if [ "${AM_TEST_BUILD:-1}" = 0 ]; then

@@ -4,8 +4,8 @@
 #
 #   test_progs -t attach_probe,perf_link,bpf_cookie,fill_link_info,uprobe,usdt,kprobe
 #
-# Both kernels are built with BTF (qemu/btf.config; build/kernel-stock-btf,
-# build/kernel-patched-btf) and bpf_testmod.ko is built for each.  test_progs
+# Both kernels are built with BTF (qemu/btf.config; build/BASE/kernel-stock-btf,
+# build/BASE/kernel-patched-btf) and bpf_testmod.ko is built for each.  test_progs
 # is built from the stock source's tools/testing/selftests/bpf with only the
 # test files that the list selects (and test_lsm.c: bpf_cookie.c calls its
 # stack_mprotect()) and the BPF programs they include, which takes minutes

@@ -2,19 +2,30 @@
 # Shared settings for the project's scripts.  Sourced, not run.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
+
+# The kernel the series are for: BASE=7.3 (the default: patches/) or
+# BASE=6.12 (the LTS backport: backports/6.12/).  Each base has its own
+# series, BASE file and build directory, build/BASE/.
+BASE=${BASE:-7.3}
+case $BASE in
+7.3) PATCHES=$ROOT/patches ;;
+6.12) PATCHES=$ROOT/backports/6.12 ;;
+*)
+	printf 'error: BASE=%s: the bases are 7.3 (patches/) and 6.12 (backports/6.12/)\n' "$BASE" >&2
+	exit 1
+	;;
+esac
+export BASE
+BUILD=${BUILD:-$ROOT/build/$BASE}
 LOGS=$BUILD/logs
-TOOLS=$BUILD/tools
+TOOLS=$ROOT/build/tools
 JOBS=${JOBS:-$(($(nproc) + 1))}
 
-# Directories of the project that mirror kernel-tree paths.  Files there are
-# the new files of the series, kept in sync with patches/ by `make lint`.
-MIRROR_DIRS="rust include kernel samples tools Documentation"
-
-KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
-KSRC_PKG=linux-source-6.12
-# The tested base (Debian version and base-commit): see patches/BASE.
-BASE_FILE=$ROOT/patches/BASE
+# The tested base: Debian's source package, its version, the suite that
+# has it (when the machine's own apt sources do not) and the base-commit.
+BASE_FILE=$PATCHES/BASE
+# The patch folders, relative to the project (patches/ or backports/6.12/).
+PATCHES_REL=${PATCHES#"$ROOT"/}
 BINDGEN_VERSION=0.71.1
 VNG_VERSION=1.42
 
@@ -33,7 +44,7 @@ PERF_VARS=(WERROR=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBTRACEEVENT=1 NO_GTK2=1 NO_
 	NO_LIBNUMA=1 NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LIBLLVM=1
 	NO_DEMANGLE=1 NO_LZMA=1 NO_AUXTRACE=1 NO_LIBPFM4=1 NO_SDT=1 NO_LIBAUDIT=1)
 
-# The pristine source's git commit (build/src-patched's "pristine") is made
+# The pristine source's git commit (build/BASE/src-patched's "pristine") is made
 # with a fixed author, committer and date, so that its hash, the series'
 # base-commit, is the same wherever the same source is committed.
 PRISTINE_GIT_ENV=(GIT_AUTHOR_NAME=linux-build GIT_AUTHOR_EMAIL=build@localhost
@@ -43,10 +54,11 @@ PRISTINE_GIT_ENV=(GIT_AUTHOR_NAME=linux-build GIT_AUTHOR_EMAIL=build@localhost
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# ksrc_version: the Debian package version of the installed kernel source.
+# ksrc_version: the Debian package version of the kernel source that
+# `make deps` fetched (build/debian/PACKAGE/).
 ksrc_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
-		die "linux-source-6.12 is not installed: run 'make deps'"
+	cat "$KSRC_DIR/version" 2>/dev/null ||
+		die "$KSRC_PKG is not fetched: run 'make deps${BASE:+ BASE=$BASE}'"
 }
 
 # patches/series names the series, one folder of patches/ each, in the
@@ -56,8 +68,8 @@ ksrc_version() {
 
 # series_names: the series of patches/series, in order.
 series_names() {
-	[ ! -f "$ROOT/patches/series" ] ||
-		sed -e 's/#.*//' -e 's/:.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$ROOT/patches/series"
+	[ ! -f "$PATCHES/series" ] ||
+		sed -e 's/#.*//' -e 's/:.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$PATCHES/series"
 }
 
 # series_prereqs NAME: the series NAME needs applied first, directly or
@@ -73,7 +85,7 @@ series_prereqs() {
 			for d in $deps; do
 				case $want in *" $d "*) ;; *) want="$want$d " changed=1 ;; esac
 			done
-		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/patches/series")
+		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PATCHES/series")
 	done
 	for name in $(series_names); do
 		[ "$name" != "$1" ] || continue
@@ -90,17 +102,18 @@ prereq_patches() {
 }
 
 # series_patches [NAME...]: the patch files of the named series (default:
-# all of patches/series), in order, as FOLDER/FILE relative to patches/.
+# all of the base's series file), in order, as FOLDER/FILE relative to
+# $PATCHES.
 series_patches() {
 	local name
 	for name in ${@:-$(series_names)}; do
-		[ -f "$ROOT/patches/$name/series" ] || die "patches/$name/series is missing"
-		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$name/|" "$ROOT/patches/$name/series"
+		[ -f "$PATCHES/$name/series" ] || die "$PATCHES_REL/$name/series is missing"
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$name/|" "$PATCHES/$name/series"
 	done
 }
 
 # checkpatch SRC PATCH: scripts/checkpatch.pl --strict of the kernel tree SRC
-# on PATCH (under patches/), with the findings the project ignores:
+# on PATCH, with the findings the project ignores:
 # FILE_PATH_CHANGES asks whether MAINTAINERS needs an update for new files
 # (the series' new files are covered by the entries it touches);
 # UNKNOWN_COMMIT_ID: the Debian source has no git history to look the
@@ -120,16 +133,72 @@ base_field() {
 	sed -n "s/^$1: *//p" "$BASE_FILE"
 }
 
-# archive_versions: the versions of linux-source-6.12 that the apt lists
-# offer, newest first as apt orders them (run 'apt-get update' before for a
-# current answer).
-archive_versions() {
-	apt-cache madison "$KSRC_PKG" 2>/dev/null | awk -F' *[|] *' '!seen[$2]++ {print $2}'
+# The kernel source of the base, fetched by `make deps` without touching
+# the machine's apt configuration: apt_private downloads the package with
+# lists of its own under build/debian/, from the machine's Debian sources
+# and, when the BASE file names one, the suite that has the package
+# (trixie-backports for 7.3 on Debian 12).
+KSRC_PKG=$(base_field package)
+KSRC_SUITE=$(base_field suite)
+DEBIAN_DIR=$ROOT/build/debian
+KSRC_DIR=$DEBIAN_DIR/$KSRC_PKG
+KSRC_TARBALL=$KSRC_DIR/$KSRC_PKG.tar.xz
+
+# apt_private ARG...: apt-get (or apt-cache, when the first ARG is
+# "cache") with lists, cache and state of its own in build/debian/apt-BASE:
+# what it downloads stays there, nothing is installed.
+apt_private() {
+	local d=$DEBIAN_DIR/apt-$BASE cmd=apt-get uri
+	[ "$1" != cache ] || { cmd=apt-cache && shift; }
+	if [ ! -f "$d/sources.list.d/base.list" ]; then
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/sources.list.d"
+		# The machine's sources (its mirror), and the base's own suite
+		# on the same mirror.
+		cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list \
+			"$d/sources.list.d/" 2>/dev/null || true
+		[ ! -f /etc/apt/sources.list ] || cp /etc/apt/sources.list "$d/sources.list.d/machine.list"
+		if [ -n "$KSRC_SUITE" ]; then
+			uri=$(grep -h -o -E 'https?://[^ ]*/debian/?( |$)' /etc/apt/sources.list \
+				/etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+				sed -n '1s/ *$//p')
+			[ -n "$uri" ] || die "no Debian mirror in the machine's apt sources for $KSRC_SUITE"
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $KSRC_SUITE main"
+		fi >"$d/sources.list.d/base.list"
+	fi
+	"$cmd" -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$d/sources.list.d" \
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+		-o Dir::State::status=/dev/null "$@"
 }
 
-# archive_offers VERSION: whether the apt lists offer linux-source-6.12 VERSION.
+# archive_versions: the versions of the base's source package that the
+# private lists offer, newest first (apt_private update first for a
+# current answer).
+archive_versions() {
+	apt_private cache madison "$KSRC_PKG" 2>/dev/null | awk -F' *[|] *' '!seen[$2]++ {print $2}'
+}
+
+# archive_offers VERSION: whether the private lists offer that version.
 archive_offers() {
 	archive_versions | grep -xF "$1" >/dev/null
+}
+
+# fetch_source VERSION DIR: download the base's source package VERSION and
+# extract its tarball into DIR as $KSRC_PKG.tar.xz, with DIR/version.
+fetch_source() {
+	local version=$1 dir=$2 tmp
+	mkdir -p "$DEBIAN_DIR"
+	tmp=$(mktemp -d "$DEBIAN_DIR/fetch.XXXXXX")
+	(cd "$tmp" && apt_private download -q "$KSRC_PKG=$version") >"$tmp/log" 2>&1 || {
+		cat "$tmp/log" >&2
+		rm -rf "$tmp"
+		return 1
+	}
+	mkdir -p "$dir"
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO --wildcards "*/$KSRC_PKG.tar.xz" \
+		>"$dir/$KSRC_PKG.tar.xz.tmp" || { rm -rf "$tmp"; return 1; }
+	mv "$dir/$KSRC_PKG.tar.xz.tmp" "$dir/$KSRC_PKG.tar.xz"
+	echo "$version" >"$dir/version"
+	rm -rf "$tmp"
 }
 
 # base_mismatch: print one line, and return 0, when the installed source is
@@ -138,7 +207,7 @@ base_mismatch() {
 	local want have
 	want=$(base_field version) have=$(ksrc_version)
 	[ "$want" != "$have" ] || return 1
-	echo "base: tested on linux-source-6.12 $want, building on $have" \
+	echo "base: tested on $KSRC_PKG $want, building on $have" \
 		"(the series is not tested on it: 'make rebase' moves it there)"
 }
 
@@ -222,7 +291,7 @@ configure_kernel() {
 # repository DIR; print its hash.
 pristine_commit() {
 	env "${PRISTINE_GIT_ENV[@]}" git -C "$1" commit-tree \
-		-m "Linux $(ksrc_version) (linux-source-6.12)" "$2"
+		-m "Linux $(ksrc_version) ($KSRC_PKG)" "$2"
 }
 
 # commit_pristine DIR: commit everything in the git repository DIR (a fresh
@@ -256,13 +325,4 @@ run_logged() {
 		echo "---- full log: $log ----" >&2
 		return 1
 	fi
-}
-
-# mirror_files: the project's files under the mirrored directories, relative
-# to the project root, sorted.
-mirror_files() {
-	local d
-	(cd "$ROOT" && for d in $MIRROR_DIRS; do
-		[ ! -d "$d" ] || find "$d" -type f
-	done | LC_ALL=C sort)
 }

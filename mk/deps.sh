@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# make deps: install what the build, boot and tests need.  Idempotent: what is
-# already there is skipped, so a second run takes seconds.
+# make deps: install what the build, boot and tests need, and fetch the
+# kernel source of the base (BASE=7.3, the default, or BASE=6.12).
+# Idempotent: what is already there is skipped, so a second run takes
+# seconds.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -29,31 +31,27 @@ if ((${#missing[@]})); then
 		die "apt-get install failed for: ${missing[*]}"
 fi
 
-# The kernel source: the tested base of patches/BASE while the archive
-# offers it (downgrading a newer one), else the newest, said in one line.
+# The kernel source of the base: the tested version of its BASE file while
+# the archive offers it, else the newest, said in one line.  Downloaded with
+# build/debian's own apt lists (mk/common.sh apt_private): nothing of it is
+# installed, and the machine's apt sources are not changed.
 want=$(base_field version)
-have=$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || true)
-if [ "$have" != "$want" ]; then
-	# The lists may be old: read them again unless they offer the base.
-	# Without root or the archive, an installed source is used as it is.
-	archive_offers "$want" || [ "$(id -u)" != 0 ] ||
-		run_logged "$LOGS/apt-update.log" apt-get update -q ||
-		[ -n "$have" ] || die "apt-get update failed: cannot install $KSRC_PKG"
+have=$(cat "$KSRC_DIR/version" 2>/dev/null || true)
+if [ "$have" != "$want" ] || [ ! -f "$KSRC_TARBALL" ]; then
+	run_logged "$LOGS/apt-private-update.log" apt_private update -q ||
+		[ -f "$KSRC_TARBALL" ] || die "apt-get update of build/debian's lists failed: cannot fetch $KSRC_PKG"
 	if archive_offers "$want"; then
-		pkg=$KSRC_PKG=$want
-		say "installing $KSRC_PKG $want, the series' tested base (patches/BASE)"
+		version=$want
+		say "fetching $KSRC_PKG $want, the tested base ($PATCHES_REL/BASE)"
 	else
-		pkg=$KSRC_PKG=$(archive_versions | sed -n 1p)
-		[ "$pkg" != "$KSRC_PKG=" ] || pkg=$KSRC_PKG=$have
-		[ "$pkg" != "$KSRC_PKG=" ] || die "the package lists offer no $KSRC_PKG"
+		version=$(archive_versions | sed -n 1p)
+		[ -n "$version" ] || version=$have
+		[ -n "$version" ] || die "the package lists offer no $KSRC_PKG"
 		say "base: tested on $KSRC_PKG $want, which the archive no longer offers;" \
-			"building on ${pkg#*=}"
+			"building on $version ('make rebase BASE=$BASE' moves the series there)"
 	fi
-	if [ "$have" != "${pkg#*=}" ]; then
-		[ "$(id -u)" = 0 ] || die "not root: cannot install $pkg"
-		DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
-			apt-get install -y -q --allow-downgrades "$pkg" ||
-			die "apt-get install failed for: $pkg"
+	if [ "$have" != "$version" ] || [ ! -f "$KSRC_TARBALL" ]; then
+		fetch_source "$version" "$KSRC_DIR" || die "cannot fetch $KSRC_PKG $version"
 	fi
 fi
 

@@ -4,7 +4,7 @@
 # build/kernel-patched or build/kernel-stock.
 #
 # A kernel is rebuilt whenever anything it is built from changed (the source
-# version, patches/, the mirrored files, qemu/*.config, the make variables);
+# version, the base's patches, qemu/*.config, the make variables);
 # the hash of those inputs is stored next to the image, and qemu/vm.sh
 # refuses to boot an image whose hash is not the current one.
 set -euo pipefail

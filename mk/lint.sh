@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # make lint: the series as a maintainer would check it.
-#  - the mirrored files are the ones the series adds (mk/tree.sh check);
 #  - scripts/checkpatch.pl --strict is clean on every patch;
 #  - each series' cover letter's subject, per-patch summary, shortlog,
 #    base-commit and prerequisite-patch-ids are those of the series, of
@@ -14,13 +13,12 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 src=$BUILD/src-patched
-"$ROOT/mk/tree.sh" check
 "$ROOT/mk/tree.sh" patched
 
 fail=0
 say "checkpatch.pl --strict on $(series_patches | wc -l) patches"
 for p in $(series_patches); do
-	out=$(checkpatch "$src" "$ROOT/patches/$p" 2>&1) || {
+	out=$(checkpatch "$src" "$PATCHES/$p" 2>&1) || {
 		echo "$out" >&2
 		fail=1
 	}
@@ -34,16 +32,16 @@ pristine=$(git -C "$src" rev-parse pristine)
 if mismatch=$(base_mismatch); then
 	echo "$mismatch" >&2
 elif [ "$pristine" != "$base" ]; then
-	echo "patches/BASE: linux-source-6.12 $(ksrc_version) is committed as $pristine," \
+	echo "$PATCHES_REL/BASE: $KSRC_PKG $(ksrc_version) is committed as $pristine," \
 		"not as its base-commit $base" >&2
 	fail=1
 fi
 
 say "each cover letter lists its series: $(series_names | xargs)"
 for name in $(series_names); do
-	python3 "$ROOT/mk/cover.py" check "$ROOT/patches/$name/0000-cover-letter.patch" "$base" \
-		--prerequisites $(prereq_patches "$name" | sed "s|^|$ROOT/patches/|") -- \
-		$(series_patches "$name" | sed "s|^|$ROOT/patches/|") || fail=1
+	python3 "$ROOT/mk/cover.py" check "$PATCHES/$name/0000-cover-letter.patch" "$base" \
+		--prerequisites $(prereq_patches "$name" | sed "s|^|$PATCHES/|") -- \
+		$(series_patches "$name" | sed "s|^|$PATCHES/|") || fail=1
 done
 
 rs=$(git -C "$src" diff --name-only --diff-filter=AM pristine HEAD -- '*.rs')

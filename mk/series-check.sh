@@ -40,7 +40,7 @@ for name in $(series_names); do
 	reset
 	prereqs=$(series_prereqs "$name" | xargs)
 	for p in $(prereq_patches "$name") $(series_patches "$name"); do
-		am "$ROOT/patches/$p" || die "series $name${prereqs:+ on $prereqs}: $p does not apply" \
+		am "$PATCHES/$p" || die "series $name${prereqs:+ on $prereqs}: $p does not apply" \
 			"with git am to the pristine source (log: $log/am.log)"
 	done
 	say "series $name applies alone to the pristine source${prereqs:+, after $prereqs}"
@@ -59,14 +59,14 @@ i=0 total=$SECONDS
 for p in $(series_patches); do
 	i=$((i + 1))
 	start=$SECONDS
-	am "$ROOT/patches/$p" || die "$p does not apply with git am: $log/am.log"
+	am "$PATCHES/$p" || die "$p does not apply with git am: $log/am.log"
 	if [ "$i" -lt "${SERIES_CHECK_FROM:-1}" ]; then
 		printf '%2d/%d %-64.64s applied\n' "$i" "$n" "$p"
 		[ "$build" = 0 ] || [ "$((i + 1))" != "$SERIES_CHECK_FROM" ] || configure ||
 			die "configuring after $p failed: $log/config.log"
 		continue
 	fi
-	checkpatch "$WT" "$ROOT/patches/$p" >"$log/checkpatch.log" 2>&1 || {
+	checkpatch "$WT" "$PATCHES/$p" >"$log/checkpatch.log" 2>&1 || {
 		cat "$log/checkpatch.log" >&2
 		die "$p is not checkpatch --strict clean"
 	}
@@ -111,7 +111,7 @@ fail=0
 for name in $(series_names); do
 	printf '%-16s %2d patches; ' "$name" "$(series_patches "$name" | wc -l)"
 	"$ROOT/mk/churn.py" --max-percent "$MAX_CHURN" \
-		$(series_patches "$name" | sed "s|^|$ROOT/patches/|") | tail -n 1 | sed "s|$ROOT/patches/||" ||
+		$(series_patches "$name" | sed "s|^|$PATCHES/|") | tail -n 1 | sed "s|$PATCHES/||" ||
 		fail=1
 done
 [ "$fail" = 0 ] || die "a series rewrites more than $MAX_CHURN % of what it adds (above)"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # kselftest.sh [patched|stock|debug|patched-NAME]: build the selftests, boot the kernel, run
 # them, parse KUnit from the console and print the verdict.
-# kselftest.sh --build-only: build and install the selftests in build/kselftest.
-# A run installs them in build/kselftest-KIND, so that runs on different
+# kselftest.sh --build-only: build and install the selftests in build/BASE/kselftest.
+# A run installs them in build/BASE/kselftest-KIND, so that runs on different
 # kernels can go on at once.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
@@ -18,6 +18,8 @@ ksft=$BUILD/kselftest-$kind
 [ "$kind" != --build-only ] || ksft=$BUILD/kselftest
 run=$BUILD/run-kselftest-$kind
 
+# The tree is the series as they are now: an edited patch is what runs.
+"$ROOT/mk/tree.sh" patched >/dev/null
 say "building the selftests: $TARGETS"
 # FORCE_TARGETS: a target that does not build fails the build (otherwise the
 # selftests Makefile leaves it out of the run list and exits 0); a fresh
@@ -78,10 +80,13 @@ else
 	echo '{"name": "KUnit Test Group", "sub_groups": [], "test_cases": []}' >"$run/kunit.json"
 fi
 say "results: $run/kselftest.ktap, KUnit: $run/kunit.txt, console: $run/console.log"
-# What must run is in qemu/expect/cases; what may differ on this kernel in
-# qemu/expect/all and qemu/expect/$kind.
-expect=(--cases "$ROOT/qemu/expect/cases" --expected "$ROOT/qemu/expect/all")
-[ ! -f "$ROOT/qemu/expect/$kind" ] || expect+=(--expected "$ROOT/qemu/expect/$kind")
+# What must run is in qemu/expect/cases and cases-BASE; what may differ on
+# this kernel in qemu/expect/all, qemu/expect/KIND and qemu/expect/KIND-BASE.
+expect=(--cases "$ROOT/qemu/expect/cases" --cases "$ROOT/qemu/expect/cases-$BASE"
+	--expected "$ROOT/qemu/expect/all")
+for f in "$kind" "$kind-$BASE"; do
+	[ ! -f "$ROOT/qemu/expect/$f" ] || expect+=(--expected "$ROOT/qemu/expect/$f")
+done
 required=(--require-exit run_kselftest.sh)
 [ "$kind" != debug ] || for who in root nobody; do
 	required+=(--require-exit "probe_fuzz as $who" --require-exit "trinity perf_event_open as $who")

@@ -253,7 +253,9 @@ def main():
                     help="kunit.py parse's exit status")
     ap.add_argument("--vm-status", type=int, default=0, help="vm.sh's exit status")
     ap.add_argument("--console", required=True)
-    ap.add_argument("--cases", help="every test case that must run (qemu/expect/cases)")
+    ap.add_argument("--cases", action="append",
+                    help="every test case that must run (qemu/expect/cases and the "
+                    "base's cases-BASE); may be given more than once")
     ap.add_argument("--expected", action="append",
                     help="an expectation file (may be given more than once)")
     ap.add_argument("--splats-only", action="store_true",
@@ -278,11 +280,11 @@ def main():
 
     problems = []
     expected = load_expectations(args.expected or [], problems)
-    listed = [words[0] for _, words in read_list(args.cases)]
+    listed = [words[0] for path in args.cases for _, words in read_list(path)]
     expected = expand_patterns(expected, listed, problems)
     for name in expected:
         if name not in listed:
-            problems.append(f"expectation for {name}, which is not in {args.cases}")
+            problems.append(f"expectation for {name}, which is not in {' '.join(args.cases)}")
 
     cases = []
     try:
@@ -310,7 +312,7 @@ def main():
         label = st
         if name not in listed:
             label = "FAIL" if st == "FAIL" else "NEW"
-            st, reason = "FAIL", f"not in {args.cases}"
+            st, reason = "FAIL", f"not in {' '.join(args.cases)}"
         elif kind == "absent":
             st, label = "FAIL", st + "!"
             reason = "should not exist here: " + reason

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # vm.sh KIND RUNDIR GUEST-COMMAND...
 #
-# Boot build/kernel-KIND/bzImage under QEMU (TCG: KVM does not work here)
+# Boot build/BASE/kernel-KIND/bzImage under QEMU (TCG: KVM does not work here)
 # with virtme-ng: the host's root file system is the guest's, read-only over
 # 9p, and RUNDIR is writable.  The kernel console goes to RUNDIR/console.log,
 # GUEST-COMMAND's output to the terminal.  Refuses to boot a kernel that was
