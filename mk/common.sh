@@ -38,11 +38,12 @@ KMAKE_VARS=(LLVM=1 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc HOSTRUSTC=/usr/
 
 # perf of the patched tree (make perf) with only what the tests use: libelf
 # (kernel symbols, /proc/kcore), libbpf (BPF program info) and zlib; no
-# scripting, UI, DWARF or tracepoint parsing.
+# scripting, UI, DWARF or tracepoint parsing, and no Rust workload (7.3: its
+# bitcode objects break the archive step with LLVM=1).
 PERF_VARS=(WERROR=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBTRACEEVENT=1 NO_GTK2=1 NO_SLANG=1
 	NO_LIBUNWIND=1 NO_DWARF=1 NO_LIBDW_DWARF_UNWIND=1 BUILD_BPF_SKEL=0 NO_JEVENTS=1
 	NO_LIBNUMA=1 NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_LIBZSTD=1 NO_LIBLLVM=1
-	NO_DEMANGLE=1 NO_LZMA=1 NO_AUXTRACE=1 NO_LIBPFM4=1 NO_SDT=1 NO_LIBAUDIT=1)
+	NO_DEMANGLE=1 NO_LZMA=1 NO_AUXTRACE=1 NO_LIBPFM4=1 NO_SDT=1 NO_LIBAUDIT=1 NO_RUST=1)
 
 # The pristine source's git commit (build/BASE/src-patched's "pristine") is made
 # with a fixed author, committer and date, so that its hash, the series'
