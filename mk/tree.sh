@@ -84,6 +84,12 @@ build_tree() {
 	GIT_INDEX_FILE=$idx git_p write-tree
 }
 
+# Targets that run at once (make check-debug and make abi-diff) share the
+# source trees: one at a time brings them to the patches.
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.tree.lock"
+flock 9
+
 case ${1:-} in
 pristine)
 	init_patched

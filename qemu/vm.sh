@@ -30,7 +30,7 @@ mkdir -p "$rundir"
 # can time out under emulation and panic the boot ("IO-APIC + timer doesn't
 # work!").
 say "booting the $kind kernel under QEMU (TCG); console: $rundir/console.log"
-timeout --foreground "${VM_TIMEOUT:-1500}" \
+timeout -k 30 "${VM_TIMEOUT:-1500}" \
 	vng --disable-kvm --force-9p --verbose -r "$image" --cpus "${VM_CPUS:-2}" --memory 2G \
 	--append "tsc=reliable no_timer_check root=/dev/root" --rwdir "$rundir" --cwd "$rundir" \
 	${VM_QEMU_OPTS:+--qemu-opts "$VM_QEMU_OPTS"} \
