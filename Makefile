@@ -12,7 +12,7 @@ BASE ?= 7.3
 export BASE
 
 .PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench bpf-selftests perf-test \
-	series-check config-matrix am-test dev-tree export-patches \
+	series-check config-matrix am-test stale-test dev-tree export-patches \
 	rebase base-check clean
 
 ## help: this list (every target takes BASE=7.3, the default, or BASE=6.12)
@@ -109,6 +109,10 @@ config-matrix: deps
 ## am-test: git am of the series on a git tree of the base, and build
 am-test: deps
 	@mk/am-test.sh
+
+## stale-test: an edited patch is what the next build has, and a reverted edit is not
+stale-test: deps
+	@mk/stale-test.sh
 
 # The series' git workflow (see README.md).
 ## dev-tree: check the series out as commits of build/BASE/dev for editing
