@@ -56,15 +56,18 @@ if [ "$(cat "$src/.stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" >"$src/.stamp"
 fi
 
-# Light skeletons and linked skeletons of programs that are not kept are not
-# built; nor are the extra files of tests that are not kept.  The selftests
+# Light skeletons (7.3 also has signed ones) and linked skeletons of
+# programs that are not kept are not built; nor are the extra files of tests
+# that are not kept, nor 7.3's libarena, which only its own test uses (and
+# which clang 19 cannot build: its arena spin lock needs BPF CPU v3 atomics).  The selftests
 # set OUTPUT only in a top-level make: not as a child of `make bpf-selftests`.
 say "building test_progs (-j$JOBS); log: $LOGS/bpf-selftests-build.log"
 run_logged "$LOGS/bpf-selftests-build.log" env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS \
 	make -C "$sel" -j"$JOBS" \
 	VMLINUX_BTF="$vmlinux" \
 	KHDR_INCLUDES="-isystem $BUILD/kernel-stock-btf/usr/include" \
-	LSKELS= LSKELS_EXTRA= LINKED_SKELS=test_usdt.skel.h \
+	LSKELS= LSKELS_EXTRA= LSKELS_SIGNED= LINKED_SKELS=test_usdt.skel.h \
+	LIBARENA_SKEL= LIBARENA_ASAN_SKEL= \
 	TRUNNER_EXTRA_FILES="$sel/urandom_read $sel/liburandom_read.so $sel/uprobe_multi" \
 	test_progs ||
 	die "test_progs did not build: see $LOGS/bpf-selftests-build.log"
@@ -75,7 +78,10 @@ for kind in $KINDS; do
 	mod=$top/testmod-$kind
 	say "building bpf_testmod.ko for the $kind kernel"
 	mkdir -p "$mod"
-	rsync -a "$sel/bpf_testmod/" "$mod/"
+	# 6.12 has it in bpf_testmod/, 7.3 in test_kmods/ (with four others).
+	testmods=$sel/test_kmods
+	[ -d "$testmods" ] || testmods=$sel/bpf_testmod
+	rsync -a "$testmods/" "$mod/"
 	mapfile -t kvars < <(kmake_vars "$kind")
 	run_logged "$LOGS/bpf-testmod-$kind.log" make -C "$kdir" "${kvars[@]}" \
 		M="$mod" -j"$JOBS" modules ||
