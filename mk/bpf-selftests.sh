@@ -110,5 +110,8 @@ for kind in $KINDS; do
 	summary+=("$kind" "$run/test_progs.out")
 done
 
-python3 "$ROOT/qemu/bpf_selftests_verdict.py" "$ROOT/qemu/expect/bpf-selftests" \
+# The failures of every base, and those of this base's own tests.
+cat "$ROOT/qemu/expect/bpf-selftests" $(ls "$ROOT/qemu/expect/bpf-selftests-$BASE" 2>/dev/null) \
+	>"$top/expect"
+python3 "$ROOT/qemu/bpf_selftests_verdict.py" "$top/expect" \
 	"${summary[@]}" "$BUILD"/run-bpf-selftests-*/console.log
