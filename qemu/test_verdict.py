@@ -208,6 +208,11 @@ def main():
          {"console": CONSOLE + ODEBUG_HRTIMER.replace("rust_doctest_kernel_time_hrtimer_rs_1",
                                                       "perf_pmu_free")},
          "WARNING: lib/debugobjects.c"),
+        ("another CPU's report inside the known one",
+         {"console": CONSOLE + ODEBUG_HRTIMER.replace(
+             "[   24.0]  hrtimer_setup",
+             "[   24.0] BUG: KASAN: slab-use-after-free in perf_pmu_free\n[   24.0]  hrtimer_setup")},
+         "BUG: KASAN"),
         ("a report follows the known one", {"console": CONSOLE + ODEBUG_HRTIMER
                                             + "[   25.0] BUG: KASAN: slab-use-after-free\n"},
          "BUG: KASAN"),

@@ -172,12 +172,16 @@ def kunit_cases(group, prefix=""):
 
 
 # Reports of upstream code that the series does not touch: the line that
-# starts one, a frame its call trace must have, and why it is upstream's.  A
-# report is dropped only whole (its first line to "---[ end trace") and only
-# with that frame; the verdict names each one it drops.
+# starts one (it has "BUG:" in "ODEBUG:"), a frame its call trace must have,
+# its other report lines, and why it is upstream's.  A report is dropped
+# only whole (its first line to "---[ end trace") and only with that frame;
+# a report line of another kind inside it (another CPU's) still counts.  The
+# verdict names each report it drops.
 KNOWN_REPORTS = [
     (re.compile(r"ODEBUG: object \S+ is on stack \S+, but NOT annotated\."),
      re.compile(r"^\s*rust_doctest_kernel_time_hrtimer_rs_\d+\+"),
+     re.compile(r"WARNING: lib/debugobjects\.c:\d+ at debug_object_is_on_stack\+|"
+                r"Call Trace:"),
      "Linux 7.3's doctests of rust/kernel/time/hrtimer.rs (lines 245 and 315) "
      "put an HrTimer on the stack, which HrTimer::new() sets up with "
      "hrtimer_setup(), not hrtimer_setup_on_stack(): DEBUG_OBJECTS_TIMERS "
@@ -204,7 +208,9 @@ def kernel_lines(lines, known):
             continue
         if END_TRACE.search(text) and any(
                 rule[1].search(re.sub(r"^\[[ 0-9.]+\] ", "", b)) for b in block):
-            known.add(rule[2])
+            known.add(rule[3])
+            yield from (b for b in block if SPLAT.search(b)
+                        and not rule[0].search(b) and not rule[2].search(b))
         else:
             yield from block
         block, rule = [], None
