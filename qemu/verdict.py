@@ -190,6 +190,11 @@ KNOWN_REPORTS = [
 END_TRACE = re.compile(r"---\[ end trace ")
 
 
+def untimed(line):
+    """A console line without its timestamp and line end."""
+    return re.sub(r"^\[[ 0-9.]+\] ", "", line.rstrip())
+
+
 def kernel_lines(lines, known):
     """The lines of a log but the known upstream reports among them.
 
@@ -197,17 +202,16 @@ def kernel_lines(lines, known):
     """
     block, rule = [], None
     for line in lines:
-        text = re.sub(r"^\[[ 0-9.]+\] ", "", line.rstrip())
         if rule is None:
-            rule = next((r for r in KNOWN_REPORTS if r[0].search(text)), None)
+            rule = next((r for r in KNOWN_REPORTS if r[0].search(line)), None)
             if rule is None:
                 yield line
                 continue
         block.append(line)
-        if not END_TRACE.search(text) and len(block) < 200:
+        ended = END_TRACE.search(line)
+        if not ended and len(block) < 200:
             continue
-        if END_TRACE.search(text) and any(
-                rule[1].search(re.sub(r"^\[[ 0-9.]+\] ", "", b)) for b in block):
+        if ended and any(rule[1].search(untimed(b)) for b in block):
             known.add(rule[3])
             yield from (b for b in block if SPLAT.search(b)
                         and not rule[0].search(b) and not rule[2].search(b))
@@ -233,7 +237,7 @@ def splats(args, known=None):
         try:
             with open(path, errors="replace") as f:
                 for line in kernel_lines(f, known):
-                    text = re.sub(r"^\[[ 0-9.]+\] ", "", line.rstrip())
+                    text = untimed(line)
                     if SPLAT.search(line) and text not in seen:
                         seen.add(text)
                         found.append(f"{label}: {line.rstrip()}")
