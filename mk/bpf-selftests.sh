@@ -110,8 +110,6 @@ for kind in $KINDS; do
 	summary+=("$kind" "$run/test_progs.out")
 done
 
-# The failures of every base, and those of this base's own tests.
-cat "$ROOT/qemu/expect/bpf-selftests" $(ls "$ROOT/qemu/expect/bpf-selftests-$BASE" 2>/dev/null) \
-	>"$top/expect"
+expectations bpf-selftests >"$top/expect"
 python3 "$ROOT/qemu/bpf_selftests_verdict.py" "$top/expect" \
 	"${summary[@]}" "$BUILD"/run-bpf-selftests-*/console.log

@@ -327,3 +327,9 @@ run_logged() {
 		return 1
 	fi
 }
+
+# expectations NAME: qemu/expect/NAME, then qemu/expect/NAME-$BASE (what
+# only this base's kernel or tests show) if there is one.
+expectations() {
+	cat "$ROOT/qemu/expect/$1" $(ls "$ROOT/qemu/expect/$1-$BASE" 2>/dev/null)
+}
