@@ -28,6 +28,8 @@ BASE_FILE=$PATCHES/BASE
 PATCHES_REL=${PATCHES#"$ROOT"/}
 BINDGEN_VERSION=0.71.1
 VNG_VERSION=1.42
+# sparse of the series check, built from this Debian suite's source package.
+SPARSE_VERSION=0.6.5~rc1-2 SPARSE_SUITE=sid
 
 # The kernel's Rust needs Debian's rustc (it ships the matching core sources);
 # the rustup toolchain in ~/.cargo/bin has none.
@@ -145,6 +147,20 @@ DEBIAN_DIR=$ROOT/build/debian
 KSRC_DIR=$DEBIAN_DIR/$KSRC_PKG
 KSRC_TARBALL=$KSRC_DIR/$KSRC_PKG.tar.xz
 
+# debian_mirror: the Debian mirror of the machine's apt sources.
+debian_mirror() {
+	local f files=()
+	# Only the files that exist: a machine may have no sources.list (deb822
+	# sources only), and grep's "no such file" would fail the pipeline.
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+		/etc/apt/sources.list.d/*.list; do
+		[ ! -f "$f" ] || files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || return 1
+	grep -h -o -E 'https?://[^ ]*/debian/?( |$)' "${files[@]}" |
+		sed -n '1s/ *$//p' | grep .
+}
+
 # apt_private ARG...: apt-get (or apt-cache, when the first ARG is
 # "cache") with lists, cache and state of its own in build/debian/apt-BASE:
 # what it downloads stays there, nothing is installed.
@@ -159,12 +175,13 @@ apt_private() {
 			"$d/sources.list.d/" 2>/dev/null || true
 		[ ! -f /etc/apt/sources.list ] || cp /etc/apt/sources.list "$d/sources.list.d/machine.list"
 		if [ -n "$KSRC_SUITE" ]; then
-			uri=$(grep -h -o -E 'https?://[^ ]*/debian/?( |$)' /etc/apt/sources.list \
-				/etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
-				sed -n '1s/ *$//p')
-			[ -n "$uri" ] || die "no Debian mirror in the machine's apt sources for $KSRC_SUITE"
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $KSRC_SUITE main"
-		fi >"$d/sources.list.d/base.list"
+			uri=$(debian_mirror) || die "no Debian mirror in the machine's apt sources for $KSRC_SUITE"
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $KSRC_SUITE main" \
+				>"$d/sources.list.d/base.list.tmp"
+		else
+			: >"$d/sources.list.d/base.list.tmp"
+		fi
+		mv "$d/sources.list.d/base.list.tmp" "$d/sources.list.d/base.list"
 	fi
 	"$cmd" -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$d/sources.list.d" \
 		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \

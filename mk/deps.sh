@@ -70,4 +70,37 @@ if ! "$TOOLS/vng/bin/vng" --version 2>/dev/null | grep -q "$VNG_VERSION"; then
 	run_logged "$LOGS/vng-install.log" "$TOOLS/vng/bin/pip" install -q "virtme-ng==$VNG_VERSION" ||
 		die "cannot install virtme-ng $VNG_VERSION from PyPI"
 fi
+# sparse for the series check's `C=2`: 7.3's checker-valid.sh wants
+# __typeof_unqual__, which Debian 12's sparse 0.6.4 lacks.  Built from
+# Debian's source package of a newer sparse (its binary package needs a
+# newer glibc), fetched with private apt lists of that suite's sources:
+# nothing is installed on the machine.  Only `make series-check` needs it,
+# so a failure here is reported, not fatal.
+build_sparse() {
+	local d=$DEBIAN_DIR/apt-sparse
+	apt_d() {
+		apt-get -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$d/sources.list.d" \
+			-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o Dir::State::status=/dev/null "$@"
+	}
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/sources.list.d" "$TOOLS"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $SPARSE_SUITE main" \
+		>"$d/sources.list.d/sparse.list"
+	rm -rf "$TOOLS/sparse" "$TOOLS/sparse.src"
+	mkdir -p "$TOOLS/sparse.src"
+	run_logged "$LOGS/sparse.log" apt_d update -q &&
+		(cd "$TOOLS/sparse.src" && run_logged "$LOGS/sparse.log" apt_d source --download-only "sparse=$SPARSE_VERSION") &&
+		tar -xf "$TOOLS"/sparse.src/sparse_*.orig.tar.* -C "$TOOLS/sparse.src" &&
+		run_logged "$LOGS/sparse.log" make -C "$TOOLS"/sparse.src/sparse-*/ -j"$JOBS" sparse \
+			HAVE_LLVM=no HAVE_SQLITE=no HAVE_LIBXML=no HAVE_GTK=no &&
+		mkdir -p "$TOOLS/sparse" &&
+		cp "$TOOLS"/sparse.src/sparse-*/sparse "$TOOLS/sparse/" &&
+		echo "$SPARSE_VERSION" >"$TOOLS/sparse/version"
+}
+if [ "$(cat "$TOOLS/sparse/version" 2>/dev/null)" != "$SPARSE_VERSION" ] ||
+	[ ! -x "$TOOLS/sparse/sparse" ]; then
+	say "building sparse $SPARSE_VERSION (Debian $SPARSE_SUITE's source) in $TOOLS/sparse"
+	build_sparse || say "sparse $SPARSE_VERSION was not built (log: $LOGS/sparse.log):" \
+		"make series-check needs it, nothing else does"
+	rm -rf "$TOOLS/sparse.src"
+fi
 say "dependencies are installed"
