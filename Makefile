@@ -11,7 +11,7 @@ SHELL := /bin/bash
 BASE ?= 7.3
 export BASE
 
-.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint check run abi-diff bench bpf-selftests perf-test \
+.PHONY: help deps kernel kernel-stock kernel-debug perf check-debug fuzz-diff kselftest kselftest-stock lint misuse-check check run abi-diff bench bpf-selftests perf-test \
 	series-check config-matrix am-test stale-test dev-tree export-patches \
 	rebase base-check clean
 
@@ -56,9 +56,16 @@ kselftest-stock: kernel-stock kernel
 lint: deps
 	@mk/lint.sh
 
-## check: lint, base check, build, boot and run every test (the README's test command)
+# Modules that misuse the Rust PMU API (mk/misuse/), compiled against the
+# patched kernel: each must be refused at build time, the controls build.
+## misuse-check: the Rust PMU API refuses what would corrupt the kernel
+misuse-check: kernel
+	@mk/misuse-check.sh
+
+## check: lint, base check, build, misuse check, boot and run every test (the README's test command)
 check: deps lint kernel
 	-@mk/base-check.sh --brief
+	@mk/misuse-check.sh
 	@qemu/kselftest.sh patched
 
 # The whole suite (with the stress) on the debug kernel; any report fails.

@@ -8,11 +8,14 @@
 # `git am`, checked with checkpatch.pl --strict, and the kernel (with
 # qemu/base.config and qemu/patched.config, as far as the options exist yet)
 # is built incrementally in build/series-check-out, with the selftests of
-# the directories the patch touches and perf when it touches tools/perf.
-# Fails naming the first patch that does not apply, is not clean or does
-# not build.  Prints one line per patch with its time, then per series its
-# patches, its churn (the lines its patches add that a later patch of it
-# removes; mk/churn.py, at most 1 %) and its largest patch.
+# the directories the patch touches and perf when it touches tools/perf,
+# and what the maintainers' bots run is run on what the patch changes
+# (W=1, sparse, kernel-doc, rustfmtcheck, rustdoc: see bots() below).
+# Fails naming the first patch that does not apply, is not clean, does
+# not build or has a finding of those on its lines.  Prints one line per
+# patch with its time, then per series its patches, its churn (the lines
+# its patches add that a later patch of it removes; mk/churn.py, at most
+# 1 %) and its largest patch.
 # SERIES_CHECK_FROM=N only applies the patches before N (checked by an
 # earlier run) and checks from N on; SERIES_CHECK_BUILD=0 builds nothing.
 set -euo pipefail
@@ -52,7 +55,59 @@ configure() {
 	configure_kernel "$WT" "$OUT" "$log/config.log" "$ROOT/qemu/base.config" \
 		"$ROOT/qemu/patched.config"
 }
+# What the maintainers' bots run on a patch, on what it changes: W=1 and
+# sparse (C=2) on the objects of its C files, kernel-doc on its C files and
+# headers and, when it changes Rust, rustfmtcheck and rustdoc.  A finding
+# on a line the patch adds fails it (mk/new_warnings.py): a patch answers
+# for what it adds, not for what its files had.  Sets bots_run to what ran.
+bots() {
+	local i=$1 changed=$2 f objs=() docs=() logs=()
+	bots_run="W=1, sparse, kernel-doc"
+	# rust/helpers/ is left out: its helpers have no prototypes by design
+	# (sparse's "not declared" on every one of upstream's, on 6.12).
+	for f in $(grep -E '\.c$' <<<"$changed" | grep -v -E '^(tools|scripts|rust/helpers)/' || true); do
+		[ ! -f "$OUT/${f%.c}.o" ] || objs+=("${f%.c}.o")
+	done
+	if ((${#objs[@]})); then
+		kmake W=1 C=2 CHECK="$TOOLS/sparse/sparse" "${objs[@]}" >"$log/$i-w1-sparse.log" 2>&1 || true
+		logs+=("$log/$i-w1-sparse.log")
+	fi
+	for f in $(grep -E '\.[ch]$' <<<"$changed" | grep -v -E '^(tools|scripts|samples)/' || true); do
+		[ ! -f "$WT/$f" ] || docs+=("$f")
+	done
+	if ((${#docs[@]})); then
+		(cd "$WT" && scripts/kernel-doc -none -Wall "${docs[@]}") >"$log/$i-kernel-doc.log" 2>&1 || true
+		logs+=("$log/$i-kernel-doc.log")
+		# The same files before the patch: their warnings are not its own.
+		rm -rf "$log/parent" && mkdir -p "$log/parent"
+		for f in "${docs[@]}"; do
+			mkdir -p "$log/parent/$(dirname "$f")"
+			git -C "$WT" show "HEAD~1:$f" >"$log/parent/$f" 2>/dev/null || rm -f "$log/parent/$f"
+		done
+		: >"$log/$i-kernel-doc-parent.log"
+		[ -z "$(find "$log/parent" -type f)" ] ||
+			(cd "$log/parent" && "$WT/scripts/kernel-doc" -none -Wall $(find . -type f -printf '%P\n')) \
+				>"$log/$i-kernel-doc-parent.log" 2>&1 || true
+		logs+=(--known "$log/$i-kernel-doc-parent.log")
+	fi
+	if grep -q '\.rs$' <<<"$changed"; then
+		bots_run+=", rustfmt, rustdoc"
+		kmake rustfmtcheck >"$log/$i-rustfmtcheck.log" 2>&1 || {
+			cat "$log/$i-rustfmtcheck.log" >&2
+			return 1
+		}
+		kmake -j"$JOBS" rustdoc >"$log/$i-rustdoc.log" 2>&1 || {
+			tail -n 30 "$log/$i-rustdoc.log" >&2
+			return 1
+		}
+		logs+=("$log/$i-rustdoc.log")
+	fi
+	((${#logs[@]} == 0)) || python3 "$ROOT/mk/new_warnings.py" "$WT" "${logs[@]}" >&2
+}
+
 build=${SERIES_CHECK_BUILD:-1}
+[ "$build" = 0 ] || [ -x "$TOOLS/sparse/sparse" ] ||
+	die "no sparse in $TOOLS/sparse: 'make deps' builds it (log: $LOGS/sparse.log)"
 n=$(series_patches | wc -l)
 i=0 total=$SECONDS
 [ "$build" = 0 ] || configure || die "configuring the pristine tree failed: $log/config.log"
@@ -79,6 +134,9 @@ for p in $(series_patches); do
 		run_logged "$log/$i.log" kmake -j"$JOBS" bzImage modules ||
 			die "the tree does not build after $p (log: $log/$i.log)"
 		what="clean, builds: kernel"
+		bots "$i" "$changed" ||
+			die "$p: what the maintainers' bots run finds something on its lines (above; logs: $log/$i-*.log)"
+		what+=" ($bots_run: nothing new)"
 		targets=$(sed -n 's|^tools/testing/selftests/\([^/]*\)/.*|\1|p' <<<"$changed" | sort -u | xargs)
 		if [ -n "$targets" ]; then
 			run_logged "$log/$i-headers.log" kmake headers ||
