@@ -51,7 +51,7 @@ export_series() {
 		rm -f "$old"
 		[ ! -f "$dir/0000-cover-letter.patch" ] || mv "$dir/0000-cover-letter.patch" "$old"
 		rm -f "$dir"/*.patch
-		git_d format-patch -q --no-signature --zero-commit --cover-letter --base=pristine \
+		git_d format-patch -q --no-signature --zero-commit --abbrev=9 --cover-letter --base=pristine \
 			-o "$dir" "$prev..series/$name"
 		(cd "$dir" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF 0000-cover-letter.patch) \
 			>"$dir/series"
