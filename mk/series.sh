@@ -43,6 +43,12 @@ export_series() {
 		git_d merge-base --is-ancestor "series/$name" dev ||
 			die "$DEV: series/$name is not on dev (run 'make dev-tree BASE=$BASE')"
 	done
+	# The length of the abbreviated blob ids on the patches' index lines,
+	# kept as the exported patches have it (git's own choice depends on
+	# the number of objects in the tree), so that an export changes no
+	# line it need not.
+	abbrev=$(sed -n 's/^index \([0-9a-f]*\)\.\..*/\1/p' "$PATCHES"/*/0001-*.patch 2>/dev/null |
+		awk 'NR == 1 { print length }')
 	for name in $(series_names); do
 		dir=$PATCHES/$name
 		old=$BUILD/cover-letter.$name.old
@@ -51,7 +57,7 @@ export_series() {
 		rm -f "$old"
 		[ ! -f "$dir/0000-cover-letter.patch" ] || mv "$dir/0000-cover-letter.patch" "$old"
 		rm -f "$dir"/*.patch
-		git_d format-patch -q --no-signature --zero-commit --abbrev=9 --cover-letter --base=pristine \
+		git_d format-patch -q --no-signature --zero-commit --abbrev="${abbrev:-9}" --cover-letter --base=pristine \
 			-o "$dir" "$prev..series/$name"
 		(cd "$dir" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF 0000-cover-letter.patch) \
 			>"$dir/series"
