@@ -17,25 +17,13 @@ all=$(cd "$ROOT/qemu/matrix" && ls -1 ./*.config | sed 's|^\./||; s|\.config$||'
 default=$(for m in $BOOTED; do echo "$m"; done; echo "$all" | grep -vxF -f <(printf '%s\n' $BOOTED))
 matrix=${MATRIX:-$default}
 
-# Each configuration's build starts from a copy of the patched kernel's build
-# (unless MATRIX_COLD=1): kbuild then recompiles what depends on the options
-# that differ (fixdep records each object's CONFIG_ dependencies), which is
-# what a cold build of them would compile, in a fraction of the time.
-if [ -z "${MATRIX_COLD:-}" ]; then
-	"$ROOT/mk/kernel.sh" patched >/dev/null
-fi
+# Each configuration's build starts from a copy of the patched kernel's
+# build, unless MATRIX_COLD=1 (mk/kernel.sh).
 results=()
 fail=0
 for m in $matrix; do
 	[ -f "$ROOT/qemu/matrix/$m.config" ] || die "no qemu/matrix/$m.config"
 	start=$SECONDS
-	out=$BUILD/kernel-patched-$m
-	if [ -z "${MATRIX_COLD:-}" ] && [ ! -f "$out/.config" ]; then
-		say "seeding $out from $BUILD/kernel-patched"
-		rm -rf "$out"
-		cp -a "$BUILD/kernel-patched" "$out"
-		rm -f "$out/.inputs" "$out/.config-inputs" "$out/bzImage" "$out/samples/rust/rust_pmu.ko"
-	fi
 	if ! "$ROOT/mk/kernel.sh" "patched-$m"; then
 		results+=("$m: FAILED to build (log: $LOGS/kernel-patched-$m.log)")
 		fail=1

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# make bench: boot the stock and the patched kernel in the same run, with
-# QEMU's instruction-counting clock (-icount shift=0,sleep=off: 1 ns per
-# guest instruction, so repeated boots give the same figures), run the
-# benchmarks in each and print the medians and the ratios patched/stock.
+# make bench: boot the stock kernel and the patched one, with the Rust probe
+# PMUs (patched) and with the C ones (patched-cpmus, qemu/matrix/cpmus.config),
+# in the same run, with QEMU's instruction-counting clock (-icount
+# shift=0,sleep=off: 1 ns per guest instruction, so repeated boots give the
+# same figures), run the benchmarks in each and print the medians and the
+# ratios patched/stock for each patched kernel.
 set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
@@ -13,7 +15,9 @@ mkdir -p "$BUILD/bench"
 gcc -O2 -Wall -isystem "$BUILD/kernel-patched/usr/include" -I"$ksft" -o "$bin" \
 	"$ROOT/qemu/bench/bench.c" "$ksft/perf_bpf_probe/probe_target.c"
 
-for kind in stock patched; do
+kinds="stock patched patched-cpmus"
+"$ROOT/mk/kernel.sh" patched-cpmus >/dev/null
+for kind in $kinds; do
 	run=$BUILD/run-bench-$kind
 	rm -rf "$run"
 	# The stock kernel's rows of probe teardown take minutes.
@@ -23,7 +27,7 @@ for kind in stock patched; do
 	cat "$run/bench.out" >&2
 done
 
-python3 - "$BUILD/run-bench-stock/bench.out" "$BUILD/run-bench-patched/bench.out" <<'PY'
+python3 - "$BUILD"/run-bench-{stock,patched,patched-cpmus}/bench.out <<'PY'
 import statistics
 import sys
 
@@ -35,9 +39,11 @@ def medians(path):
             out[f[1]] = statistics.median(float(x) for x in f[2:])
     return out
 
-stock, patched = medians(sys.argv[1]), medians(sys.argv[2])
-print(f"{'benchmark (ns/op, instruction clock)':40} {'stock':>12} {'patched':>12} {'ratio':>7}")
+stock, rust, c = (medians(p) for p in sys.argv[1:4])
+print(f"{'benchmark (ns/op, instruction clock)':40} {'stock':>12} "
+      f"{'Rust PMUs':>12} {'ratio':>7} {'C PMUs':>12} {'ratio':>7}")
 for name in stock:
-    s, p = stock[name], patched.get(name, float("nan"))
-    print(f"{name:40} {s:12.1f} {p:12.1f} {p / s:7.3f}")
+    s = stock[name]
+    r, cc = rust.get(name, float("nan")), c.get(name, float("nan"))
+    print(f"{name:40} {s:12.1f} {r:12.1f} {r / s:7.3f} {cc:12.1f} {cc / s:7.3f}")
 PY
