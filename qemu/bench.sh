@@ -15,9 +15,8 @@ mkdir -p "$BUILD/bench"
 gcc -O2 -Wall -isystem "$BUILD/kernel-patched/usr/include" -I"$ksft" -o "$bin" \
 	"$ROOT/qemu/bench/bench.c" "$ksft/perf_bpf_probe/probe_target.c"
 
-kinds="stock patched patched-cpmus"
 "$ROOT/mk/kernel.sh" patched-cpmus >/dev/null
-for kind in $kinds; do
+for kind in stock patched patched-cpmus; do
 	run=$BUILD/run-bench-$kind
 	rm -rf "$run"
 	# The stock kernel's rows of probe teardown take minutes.
