@@ -24,7 +24,11 @@ template=$ROOT/mk/misuse/module.rs.in
 [ ! -f "$ROOT/mk/misuse/module-$BASE.rs.in" ] || template=$ROOT/mk/misuse/module-$BASE.rs.in
 for c in $cases; do
 	sed '1{/SPDX-License-Identifier/d}' "$ROOT/mk/misuse/$c.rs" >"$dir/$c.case"
-	sed -e "/^@CASE@\$/{r $dir/$c.case" -e 'd}' -e "s/@NAME@/$c/g" \
+	# A probe PMU (kernel::perf::probe) is registered by probe::register().
+	probe=()
+	! grep -q '^impl ProbePmu for P' "$dir/$c.case" ||
+		probe=(-e 's/Registration<P>/Registration<Probes<P>>/' -e 's/Registration::register(\(module, \)\?/probe::register(/')
+	sed -e "/^@CASE@\$/{r $dir/$c.case" -e 'd}' -e "s/@NAME@/$c/g" "${probe[@]}" \
 		"$template" >"$dir/$c.rs"
 done
 echo "obj-m := $(echo "$cases" | sed 's/$/.o/' | xargs)" >"$dir/Kbuild"

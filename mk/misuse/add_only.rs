@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// misuse-check: refused "a PMU whose events are not trace events must implement add and del"
+// misuse-check: refused "not all trait items implemented, missing: `del`"
 //
-// A PMU whose events are not trace events with add but no del.
+// A PMU with add but no del: nothing would unlink what add links.
 
 struct P;
 

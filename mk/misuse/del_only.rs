@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-// misuse-check: refused "a PMU whose events are not trace events must implement add and del"
+// misuse-check: refused "not all trait items implemented, missing: `add`"
 //
-// A PMU whose events are not trace events with del but no add: the default add,
-// perf_trace_add(), would use the trace event such an event does not have.
+// A PMU with del but no add: add has no default (the trace events' one, which
+// once was, would use the trace event such an event does not have).
 
 struct P;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// misuse-check: refused "a PMU whose events are not trace events must implement add and del"
+// misuse-check: refused "not all trait items implemented, missing: `add`, `del`"
 //
-// A PMU whose events are not trace events without add and del: no default serves.
+// A PMU without add and del: no default serves.
 
 struct P;
 
