@@ -6,6 +6,7 @@
 
 struct P;
 
+#[vtable]
 impl ProbePmu for P {
     const NAME: &'static CStr = c_str!("misuse");
 

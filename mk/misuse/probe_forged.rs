@@ -5,6 +5,7 @@
 
 struct P;
 
+#[vtable]
 impl ProbePmu for P {
     const NAME: &'static CStr = c_str!("misuse");
 
