@@ -27,7 +27,7 @@ for c in $cases; do
 	# A probe PMU (kernel::perf::probe) is registered by probe::register().
 	probe=()
 	! grep -q '^impl ProbePmu for P' "$dir/$c.case" ||
-		probe=(-e 's/Registration<P>/Registration<Probes<P>>/' -e 's/Registration::register(\(module, \)\?/probe::register(/')
+		probe=(-e 's/Registration<P>/Registration<Probes<P>>/' -e 's/Registration::register(\(module, \)\?/probe::register(/' -e 's/fn init(module:/fn init(_module:/')
 	sed -e "/^@CASE@\$/{r $dir/$c.case" -e 'd}' -e "s/@NAME@/$c/g" "${probe[@]}" \
 		"$template" >"$dir/$c.rs"
 done
