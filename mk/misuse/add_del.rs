@@ -10,7 +10,7 @@ impl Pmu for P {
     const NAME: &'static CStr = c_str!("misuse");
     type EventData = ();
 
-    fn event_init(&self, event: EventInit<'_, Self>) -> Result<Prepared<Self>> {
+    fn event_init<'a>(&self, event: EventInit<'a, Self>) -> Result<Prepared<'a, Self>> {
         event.accept(())
     }
 
