@@ -408,6 +408,44 @@ static double seccomp_install_exit(int n)
 	return (double)(now_ns() - t) / n;
 }
 
+/* ns per socket() + SO_ATTACH_FILTER + close(), as tcpdump or a DHCP client does. */
+static double socket_filter_attach_close(int n)
+{
+	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
+	struct sock_fprog prog = { .len = 1, .filter = insns };
+	uint64_t t = now_ns();
+	int i, s;
+
+	for (i = 0; i < n; i++) {
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		if (s < 0 || setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+			perror("SO_ATTACH_FILTER");
+			exit(1);
+		}
+		close(s);
+	}
+	return (double)(now_ns() - t) / n;
+}
+
+/* ns per SO_ATTACH_FILTER on one socket: each replaces and frees the last. */
+static double socket_filter_reattach(int n)
+{
+	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
+	struct sock_fprog prog = { .len = 1, .filter = insns };
+	int i, s = socket(AF_INET, SOCK_DGRAM, 0);
+	uint64_t t = now_ns();
+
+	for (i = 0; i < n; i++) {
+		if (s < 0 || setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+			perror("SO_ATTACH_FILTER");
+			exit(1);
+		}
+	}
+	t = now_ns() - t;
+	close(s);
+	return (double)t / n;
+}
+
 #define LISTEN_PAGES 16
 
 /* A KSYMBOL listener on every CPU, as perf record -a has. */
@@ -528,6 +566,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < REPEAT; i++)
 		v[i] = seccomp_install_exit(n_jit);
 	report("seccomp_install_exit", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = socket_filter_attach_close(n_jit);
+	report("socket_filter_attach_close", v);
+	for (i = 0; i < REPEAT; i++)
+		v[i] = socket_filter_reattach(n_jit);
+	report("socket_filter_reattach", v);
 
 	nl = listen_all(lfds, rings, 64);
 	for (i = 0; i < REPEAT; i++) {
