@@ -408,17 +408,24 @@ static double seccomp_install_exit(int n)
 	return (double)(now_ns() - t) / n;
 }
 
+/* Attach a classic filter that accepts every packet to socket @s: 0 or -1. */
+static int attach_accept_all(int s)
+{
+	static struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
+	static const struct sock_fprog prog = { .len = 1, .filter = insns };
+
+	return s < 0 ? -1 : setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
 /* ns per socket() + SO_ATTACH_FILTER + close(), as tcpdump or a DHCP client does. */
 static double socket_filter_attach_close(int n)
 {
-	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
-	struct sock_fprog prog = { .len = 1, .filter = insns };
 	uint64_t t = now_ns();
 	int i, s;
 
 	for (i = 0; i < n; i++) {
 		s = socket(AF_INET, SOCK_DGRAM, 0);
-		if (s < 0 || setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+		if (attach_accept_all(s)) {
 			perror("SO_ATTACH_FILTER");
 			exit(1);
 		}
@@ -430,13 +437,11 @@ static double socket_filter_attach_close(int n)
 /* ns per SO_ATTACH_FILTER on one socket: each replaces and frees the last. */
 static double socket_filter_reattach(int n)
 {
-	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
-	struct sock_fprog prog = { .len = 1, .filter = insns };
 	int i, s = socket(AF_INET, SOCK_DGRAM, 0);
 	uint64_t t = now_ns();
 
 	for (i = 0; i < n; i++) {
-		if (s < 0 || setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog))) {
+		if (attach_accept_all(s)) {
 			perror("SO_ATTACH_FILTER");
 			exit(1);
 		}
@@ -502,8 +507,6 @@ static double kallsyms_read(void)
 /* Sockets with a socket filter each: @n of them, or -1. */
 static int filtered_sockets(int *fds, int n)
 {
-	struct sock_filter insns[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
-	struct sock_fprog prog = { .len = 1, .filter = insns };
 	struct rlimit rl = { n + 64, n + 64 };
 	int i;
 
@@ -511,8 +514,7 @@ static int filtered_sockets(int *fds, int n)
 		return -1;
 	for (i = 0; i < n; i++) {
 		fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
-		if (fds[i] < 0 ||
-		    setsockopt(fds[i], SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
+		if (attach_accept_all(fds[i]))
 			return -1;
 	}
 	return 0;
