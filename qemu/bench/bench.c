@@ -7,6 +7,12 @@
  *   uprobe_hits         1e6 calls of a function with a counting uprobe on it
  *   ebpf_load_unload    BPF_PROG_LOAD + close() of a small eBPF program
  *   seccomp_install_exit  fork, install a seccomp filter, exit, reap
+ *   socket_filter_attach_close  socket() + SO_ATTACH_FILTER + close()
+ *   socket_filter_reattach  SO_ATTACH_FILTER on one socket, each replacing
+ *                       and freeing the last filter
+ * and these three again with net.core.bpf_jit_kallsyms at 1 (_kallsyms1),
+ * where classic images get no symbol (the series' patched kernels default
+ * to 2; the stock kernel has no symbols for them either way);
  * and the last two again with a KSYMBOL listener on every CPU (_listening);
  *   kallsyms_read_0     read all of /proc/kallsyms (ns per read, as root)
  *   kallsyms_read_4000  the same with 4000 live socket filters
@@ -408,6 +414,20 @@ static double seccomp_install_exit(int n)
 	return (double)(now_ns() - t) / n;
 }
 
+/* Set the sysctl at @path to @val, its old value in @old: 0 or -1. */
+static int sysctl_swap(const char *path, const char *val, char *old, int size)
+{
+	int fd = open(path, O_RDWR), n, ok;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, old, size - 1);
+	old[n > 0 ? n : 0] = '\0';
+	ok = n > 0 && pwrite(fd, val, strlen(val), 0) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 /* Attach a classic filter that accepts every packet to socket @s: 0 or -1. */
 static int attach_accept_all(int s)
 {
@@ -574,6 +594,25 @@ int main(int argc, char **argv)
 	for (i = 0; i < REPEAT; i++)
 		v[i] = socket_filter_reattach(n_jit);
 	report("socket_filter_reattach", v);
+	{
+		static const char kallsyms[] = "/proc/sys/net/core/bpf_jit_kallsyms";
+		char old[16], now[16];
+
+		if (sysctl_swap(kallsyms, "1", old, sizeof(old))) {
+			perror(kallsyms);
+			return 1;
+		}
+		for (i = 0; i < REPEAT; i++)
+			v[i] = seccomp_install_exit(n_jit);
+		report("seccomp_install_exit_kallsyms1", v);
+		for (i = 0; i < REPEAT; i++)
+			v[i] = socket_filter_attach_close(n_jit);
+		report("socket_filter_attach_close_kallsyms1", v);
+		for (i = 0; i < REPEAT; i++)
+			v[i] = socket_filter_reattach(n_jit);
+		report("socket_filter_reattach_kallsyms1", v);
+		sysctl_swap(kallsyms, old, now, sizeof(now));
+	}
 
 	nl = listen_all(lfds, rings, 64);
 	for (i = 0; i < REPEAT; i++) {
