@@ -11,13 +11,18 @@
 # stack_mprotect()) and the BPF programs they include, which takes minutes
 # instead of the hour the whole suite takes here.
 #
+# The bpf series adds test_progs tests of its own (qemu/expect/bpf-selftests-new):
+# they are taken from the patched tree, and must pass on the patched kernel
+# and skip on the stock one.
+#
 # Prints each kernel's results and fails unless both kernels give the same
-# result for every test and subtest, and the failures are the ones this
+# result for every other test and subtest, and the failures are the ones this
 # machine is known to have (qemu/expect/bpf-selftests, with the reasons).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-TESTS=${BPF_SELFTESTS:-attach_probe,perf_link,bpf_cookie,fill_link_info,uprobe,usdt,kprobe}
+NEW_TESTS=$(sed 's/#.*//' "$ROOT/qemu/expect/bpf-selftests-new" | xargs)
+TESTS=${BPF_SELFTESTS:-attach_probe,perf_link,bpf_cookie,fill_link_info,uprobe,usdt,kprobe$(printf ',%s' $NEW_TESTS)}
 KINDS="stock-btf patched-btf"
 top=$BUILD/bpf-selftests
 src=$top/src
@@ -29,13 +34,18 @@ vmlinux=$BUILD/kernel-stock-btf/vmlinux
 # The selftests' source: the stock tree's tools/ and what their build reads
 # outside it (disasm.c is kernel/bpf's), copied afresh when the base version
 # or the list of tests changes.
-stamp="$(ksrc_version) $TESTS"
+new_files=()
+for t in $NEW_TESTS; do
+	new_files+=("$BUILD/src-patched/tools/testing/selftests/bpf/prog_tests/$t.c")
+done
+stamp="$(ksrc_version) $TESTS $(cat "${new_files[@]}" | sha1sum)"
 if [ "$(cat "$src/.stamp" 2>/dev/null)" != "$stamp" ]; then
 	say "copying the BPF selftests' sources into $src"
 	rm -rf "$src"
 	mkdir -p "$src"
 	(cd "$BUILD/src-stock" && cp -a --parents tools scripts include arch/x86/include kernel/bpf \
 		Makefile "$src/")
+	cp "${new_files[@]}" "$sel/prog_tests/"
 	# Keep the tests that the list selects, and the BPF programs whose
 	# skeletons they include.
 	patterns=$(tr ',' '|' <<<"$TESTS")
@@ -111,5 +121,5 @@ for kind in $KINDS; do
 done
 
 expectations bpf-selftests >"$top/expect"
-python3 "$ROOT/qemu/bpf_selftests_verdict.py" "$top/expect" \
+python3 "$ROOT/qemu/bpf_selftests_verdict.py" --new "$ROOT/qemu/expect/bpf-selftests-new" "$top/expect" \
 	"${summary[@]}" "$BUILD"/run-bpf-selftests-*/console.log

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Compare test_progs results of two kernels (make bpf-selftests).
 
-usage: bpf_selftests_verdict.py EXPECT KIND1 OUT1 KIND2 OUT2 CONSOLE...
+usage: bpf_selftests_verdict.py [--new NEW] EXPECT STOCK OUT1 PATCHED OUT2 CONSOLE...
 
 Prints each kernel's counts and failures, then the tests and subtests whose
 result differs between the kernels.  Exits 1 if any differs, if a kernel's
 failures are not exactly the ones EXPECT lists (one "test[/subtest]" a line,
 "#" starts a comment: the reason), or if a console shows a kernel report.
+The tests that NEW lists (the same format), which the series adds, are not
+compared: they and their subtests must pass on the second kernel (the
+patched one), and the tests skip on the first.
 """
 import re
 import sys
@@ -32,11 +35,40 @@ def expected(path):
         return {l.split("#")[0].strip() for l in f} - {""}
 
 
+def is_new(name, new):
+    return name.split("/")[0] in new
+
+
+def check_new(new, stock, patched):
+    """Problems with the series' own tests: stock skips them, patched passes."""
+    (k1, r1), (k2, r2) = stock, patched
+    problems = []
+    for t in sorted(new):
+        if r1.get(t) != "SKIP":
+            problems.append(f"{t}: {k1} {r1.get(t, 'not run')}, must skip")
+        names = sorted(n for n in r2 if is_new(n, {t}))
+        if not names:
+            problems.append(f"{t}: not run on {k2}")
+        problems += [f"{n}: {k2} {r2[n]}" for n in names if r2[n] != "OK"]
+    return problems
+
+
 def main(argv):
+    new = set()
+    if argv[1] == "--new":
+        new = expected(argv[2])
+        argv = argv[:1] + argv[3:]
     expect = expected(argv[1])
     runs = [(argv[i], results(argv[i + 1])) for i in range(2, 6, 2)]
     consoles = argv[6:]
     bad = False
+    for problem in check_new(new, *runs):
+        print(f"  the series' test {problem}")
+        bad = True
+    if new:
+        print(f"the series' tests ({', '.join(sorted(new))}): "
+              + ("FAILED" if bad else "skip on the first kernel, pass on the second"))
+    runs = [(k, {n: v for n, v in r.items() if not is_new(n, new)}) for k, r in runs]
     for kind, res in runs:
         counts = {s: sum(1 for v in res.values() if v == s) for s in ("OK", "FAIL", "SKIP")}
         print(f"{kind}: {len(res)} results: {counts['OK']} passed, "
