@@ -22,7 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 NEW_TESTS=$(sed 's/#.*//' "$ROOT/qemu/expect/bpf-selftests-new" | xargs)
-TESTS=${BPF_SELFTESTS:-attach_probe,perf_link,bpf_cookie,fill_link_info,uprobe,usdt,kprobe$(printf ',%s' $NEW_TESTS)}
+TESTS=${BPF_SELFTESTS:-attach_probe,perf_link,bpf_cookie,fill_link_info,uprobe,usdt,kprobe${NEW_TESTS:+,${NEW_TESTS// /,}}}
 KINDS="stock-btf patched-btf"
 top=$BUILD/bpf-selftests
 src=$top/src
