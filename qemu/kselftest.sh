@@ -8,7 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/../mk/common.sh"
 
 kind=${1:-patched}
-TARGETS="bpf_jit_symbols perf_bpf_probe perf_events"
+TARGETS="bpf_jit_symbols kprobes perf_bpf_probe perf_events"
 src=$BUILD/src-patched # the tests are built from the patched tree for every kernel
 # The uapi headers of the kernel under test (the stock kernel's lack the series').
 hdrs=$BUILD/kernel-$kind
@@ -48,6 +48,10 @@ cp -r "$src/tools/perf/tests/shell" "$ksft/perf_bpf_probe/tests/"
 if grep -qx 'CONFIG_SAMPLE_RUST_PMU=m' "$BUILD/kernel-$kind/.config"; then
 	cp "$BUILD/kernel-$kind/samples/rust/rust_pmu.ko" "$ksft/perf_bpf_probe/"
 fi
+
+# The module kprobes/kprobe_opt_reload probes, unloads and loads again,
+# looked for next to it.
+cp "$BUILD/kernel-$kind/samples/kobject/kobject-example.ko" "$ksft/kprobes/"
 
 kmemleak=
 [ "$kind" != debug ] || kmemleak=1
