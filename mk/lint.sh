@@ -37,6 +37,10 @@ elif [ "$pristine" != "$base" ]; then
 	fail=1
 fi
 
+# Whoever mails the series signs it (make export-patches): a placeholder
+# sender is worth a warning, not a failure.
+python3 "$ROOT/mk/ident.py" check $(series_patches | sed "s|^|$PATCHES/|")
+
 say "each cover letter lists its series: $(series_names | xargs)"
 for name in $(series_names); do
 	python3 "$ROOT/mk/cover.py" check "$PATCHES/$name/0000-cover-letter.patch" "$base" \

@@ -14,7 +14,10 @@
 #                       letter 0000-cover-letter.patch, whose text is kept;
 #                       its To: and Cc: from get_maintainer.pl on that series
 #                       alone, its prerequisite-patch-id lines those of the
-#                       series it needs)
+#                       series it needs), signed as whoever runs it: git's
+#                       user.name and user.email in this checkout make the
+#                       From: and the author's Signed-off-by: of every patch
+#                       (mk/ident.py)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -38,7 +41,13 @@ dev() {
 }
 
 export_series() {
-	local name prev=pristine dir old p
+	local name prev=pristine dir old p who
+	# Whoever exports the series sends them: the patches carry their name.
+	who="$(git -C "$ROOT" config user.name || true) <$(git -C "$ROOT" config user.email || true)>"
+	case $who in
+	" <"* | *"<>" | "linux-build <"*)
+		die "export-patches signs the patches as you: set git config user.name and user.email" ;;
+	esac
 	for name in $(series_names); do
 		git_d merge-base --is-ancestor "series/$name" dev ||
 			die "$DEV: series/$name is not on dev (run 'make dev-tree BASE=$BASE')"
@@ -61,6 +70,7 @@ export_series() {
 			-o "$dir" "$prev..series/$name"
 		(cd "$dir" && ls -1 ./*.patch | sed 's|^\./||' | grep -vxF 0000-cover-letter.patch) \
 			>"$dir/series"
+		python3 "$ROOT/mk/ident.py" sign "$who" "$dir"/*.patch
 		# The cover letter keeps its text; its To: and Cc: are whom
 		# get_maintainer.pl names for this series (no git history: not the
 		# authors of the commits Fixes: tags name).
