@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make misuse-check: what the Rust PMU API must refuse to build.
 #
-# Each mk/misuse/NAME.rs is a PMU `P`, which mk/misuse/module.rs.in (for 7.3;
+# Each mk/misuse/NAME.rs is a PMU `P`, which mk/misuse/module.rs.in (for 7.3,
+# module-probe.rs.in for a probe PMU, whose registration is for good;
 # module-6.12.rs.in for 6.12, whose modules and registration differ) puts in
 # a module NAME that registers it; its line
 #   // misuse-check: refused "MESSAGE"
@@ -20,16 +21,23 @@ src=$BUILD/src-patched out=$BUILD/kernel-patched dir=$BUILD/misuse-check
 rm -rf "$dir"
 mkdir -p "$dir"
 cases=$(cd "$ROOT/mk/misuse" && ls -- *.rs | sed 's/\.rs$//')
-template=$ROOT/mk/misuse/module.rs.in
-[ ! -f "$ROOT/mk/misuse/module-$BASE.rs.in" ] || template=$ROOT/mk/misuse/module-$BASE.rs.in
+template=$ROOT/mk/misuse/module.rs.in probe_template=$ROOT/mk/misuse/module-probe.rs.in
+if [ -f "$ROOT/mk/misuse/module-$BASE.rs.in" ]; then
+	template=$ROOT/mk/misuse/module-$BASE.rs.in probe_template=
+fi
 for c in $cases; do
 	sed '1{/SPDX-License-Identifier/d}' "$ROOT/mk/misuse/$c.rs" >"$dir/$c.case"
 	# A probe PMU (kernel::perf::probe) is registered by probe::register().
-	probe=()
-	! grep -q '^impl ProbePmu for P' "$dir/$c.case" ||
-		probe=(-e 's/Registration<P>/Registration<Probes<P>>/' -e 's/Registration::register(\(module, \)\?/probe::register(/' -e 's/fn init(module:/fn init(_module:/')
+	probe=() t=$template
+	if grep -q '^impl ProbePmu for P' "$dir/$c.case"; then
+		if [ -n "$probe_template" ]; then
+			t=$probe_template
+		else
+			probe=(-e 's/Registration<P>/Registration<Probes<P>>/' -e 's/Registration::register(\(module, \)\?/probe::register(/' -e 's/fn init(module:/fn init(_module:/')
+		fi
+	fi
 	sed -e "/^@CASE@\$/{r $dir/$c.case" -e 'd}' -e "s/@NAME@/$c/g" "${probe[@]}" \
-		"$template" >"$dir/$c.rs"
+		"$t" >"$dir/$c.rs"
 done
 echo "obj-m := $(echo "$cases" | sed 's/$/.o/' | xargs)" >"$dir/Kbuild"
 
