@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// misuse-check: refused "PLACEHOLDER"
+// misuse-check: refused "unit variant `Kprobe` is private"
 //
 // A forged kind of probe, with which safe code could call the callbacks of a probe PMU's
 // adapter (`Pmu::destroy`, `Pmu::add`), which release or link an event's probe, on an event
